@@ -1,0 +1,7 @@
+/**
+ * `bun run start`: builds the local embedding model on first run (progress on stderr), then
+ * starts the service with the environment's configuration (see README.md#configuration).
+ */
+import { main } from "../src/server";
+
+await main();

@@ -1,0 +1,66 @@
+import { t, type Static } from "elysia";
+import { Value } from "@sinclair/typebox/value";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+
+/**
+ * Every environment variable the service reads, with its rule. Validated once at
+ * start-up so a bad value stops the process with a message naming the variable,
+ * instead of failing on the first request.
+ */
+const EnvSchema = t.Object({
+  PORT: t.Integer({ minimum: 0, maximum: 65535, default: 8787 }),
+  HOST: t.String({ minLength: 1, default: "0.0.0.0" }),
+  DATA_DIR: t.String({ minLength: 1, default: "./data" }),
+  STORE: t.Union([t.Literal("sqlite"), t.Literal("redis")], { default: "sqlite" }),
+  REDIS_URL: t.String({ pattern: "^rediss?://", default: "redis://127.0.0.1:6379" }),
+  JWT_SECRET: t.Optional(t.String({ minLength: 32 })),
+  EMBEDDING_MODEL: t.String({ minLength: 1, default: "glove-sif-100d" }),
+  MODEL_CACHE_DIR: t.String({ minLength: 1, default: "./.cache/models" }),
+  FREE_TIER_CALLS: t.Integer({ minimum: 0, default: 100 }),
+  AUTH_MESSAGE_PREFIX: t.String({ minLength: 1, default: "service-auth" }),
+  DEDUP_SIMILARITY: t.Number({ minimum: 0, maximum: 1, default: 0.95 }),
+  X402_PAY_TO: t.Optional(t.String({ pattern: "^0x[0-9a-fA-F]{40}$" })),
+  X402_NETWORK: t.Union([t.Literal("base"), t.Literal("base-sepolia")], { default: "base" }),
+  LLM_BASE_URL: t.Optional(t.String({ pattern: "^https?://" })),
+  LLM_API_KEY: t.Optional(t.String()),
+  LLM_MODEL: t.Optional(t.String({ minLength: 1 })),
+});
+type Env = Static<typeof EnvSchema>;
+
+export type Config = Env & { JWT_SECRET: string };
+
+export class ConfigError extends Error {}
+
+const NUMERIC = new Set(["PORT", "FREE_TIER_CALLS", "DEDUP_SIMILARITY"]);
+
+/** Reads the variables this service knows from `source`, converting numbers; empty strings count as unset. */
+function pickKnown(source: Record<string, string | undefined>): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const raw = source[key];
+    if (raw === undefined || raw === "") continue;
+    picked[key] = NUMERIC.has(key) && raw.trim() !== "" && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+  }
+  return picked;
+}
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const env = Value.Default(EnvSchema, pickKnown(source)) as Env;
+  const problems = [...Value.Errors(EnvSchema, env)].map((e) => `${e.path.slice(1)}=${JSON.stringify(e.value)}: ${e.message}`);
+  if (env.LLM_BASE_URL && !env.LLM_MODEL) problems.push("LLM_MODEL: required when LLM_BASE_URL is set");
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  const dataDir = resolve(env.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  return { ...env, DATA_DIR: dataDir, MODEL_CACHE_DIR: resolve(env.MODEL_CACHE_DIR), JWT_SECRET: env.JWT_SECRET ?? persistedSecret(dataDir) };
+}
+
+/** A JWT secret generated once and kept in the data dir, so sessions survive restarts. */
+function persistedSecret(dataDir: string): string {
+  const file = join(dataDir, "jwt-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = randomBytes(32).toString("hex");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}

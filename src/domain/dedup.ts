@@ -1,0 +1,42 @@
+import { LIMITS, type Memory, type Metadata } from "./memory";
+import { cosine } from "./text";
+
+/** A candidate to store, after validation and embedding. */
+export interface Candidate {
+  memory: Memory;
+  embedding: Float32Array;
+  content_hash: string;
+}
+
+/** Is `b` a near-duplicate of `a` in the same namespace? Same normal form, or cosine at/above the threshold. */
+export function isDuplicate(a: Candidate, b: Candidate, threshold: number): boolean {
+  if (a.memory.namespace !== b.memory.namespace) return false;
+  return a.content_hash === b.content_hash || cosine(a.embedding, b.embedding) >= threshold;
+}
+
+/**
+ * Folds a duplicate into the memory it duplicates. The existing memory keeps its id, content and
+ * created_at; it takes the higher importance, the union of tags (the first 10), the incoming metadata
+ * keys over its own (when the result still fits the metadata limits; otherwise its own metadata stays),
+ * pinned if either is pinned, and the later expiry (none if either has none). Immutable memories are
+ * never changed: the duplicate is simply dropped.
+ */
+export function merge(existing: Memory, incoming: Memory, now: string): Memory {
+  if (existing.immutable) return existing;
+  const tags = [...new Set([...(existing.metadata.tags ?? []), ...(incoming.metadata.tags ?? [])])].slice(0, LIMITS.tags);
+  const combined: Metadata = { ...existing.metadata, ...incoming.metadata, ...(tags.length ? { tags } : {}) };
+  const fits = Object.keys(combined).length <= LIMITS.metadataKeys && Buffer.byteLength(JSON.stringify(combined)) <= LIMITS.metadataBytes;
+  return {
+    ...existing,
+    importance: Math.max(existing.importance, incoming.importance),
+    metadata: fits ? combined : existing.metadata,
+    pinned: existing.pinned || incoming.pinned,
+    expires_at: laterExpiry(existing.expires_at, incoming.expires_at),
+    updated_at: now,
+  };
+}
+
+function laterExpiry(a: string | null, b: string | null): string | null {
+  if (a === null || b === null) return null;
+  return Date.parse(a) >= Date.parse(b) ? a : b;
+}

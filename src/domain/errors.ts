@@ -1,0 +1,17 @@
+/**
+ * Errors the domain raises, each with the HTTP status the spec assigns to it.
+ * The HTTP layer turns them into the JSON error body; nothing else maps statuses.
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 402 | 404 | 409 | 422 | 503,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what = "memory") => new DomainError(404, "not_found", `${what} not found`);
+export const immutableConflict = (id: string) => new DomainError(409, "immutable", `memory ${id} is immutable and cannot be changed or deleted`);
+export const invalid = (message: string) => new DomainError(422, "validation_failed", message);

@@ -1,0 +1,66 @@
+import { isFiniteAt, subjectLength, wordsOf } from "./grammar.ts";
+import { VERBS } from "./lexicon.ts";
+
+/**
+ * Sentence → atomic clauses. Only splits where both halves stand alone:
+ *  - ";" between two clauses;
+ *  - ", and" / " and" / ", but" / " but" when the right side opens with its own
+ *    subject ("I use Bun and I prefer tabs") or with a verb whose subject can be
+ *    borrowed from the left ("The service runs on Node and talks to Stripe" →
+ *    "The service talks to Stripe");
+ *  - a comma splice before "I"/"we" ("I no longer use Vim, I switched to Helix");
+ *  - ", so": the left side is kept; the right only if it is a clause itself
+ *    ("I'm vegetarian, so no meat recipes please" keeps just the first part).
+ * Never splits lists ("Airflow and dbt"), "but now/instead/then" (the contrast
+ * is the fact), or a comma after a subordinate opener ("When I code, I…").
+ */
+
+const JOINERS = /(?:,\s*|\s+)(?:and|but)\s+|,\s*so\s+|,\s+(?=(?:i|we)\s)/gi;
+const SUBORDINATE_OPENERS = /^(?:when|whenever|if|because|since|although|though|while|as|after|before|unless|once|whereas)\b/i;
+const KEEP_CONTRAST = /^(?:now|instead|then|still)\b/i;
+
+export function splitClauses(sentence: string): string[] {
+  return sentence
+    .split(/\s*;\s*/)
+    .flatMap(splitJoined)
+    .map((c) => c.trim())
+    .filter(Boolean);
+}
+
+function splitJoined(part: string): string[] {
+  for (const m of part.matchAll(JOINERS)) {
+    const left = part.slice(0, m.index).trim();
+    const right = part.slice(m.index + m[0].length).trim();
+    const joiner = m[0].trim().replace(/^,\s*/, "").toLowerCase();
+    const split = trySplit(left, right, joiner);
+    if (split) return [split[0], ...splitJoined(split[1])].filter(Boolean);
+  }
+  return [part];
+}
+
+/** [left, right] when splitting here is safe, else null. "" as right means "drop it". */
+function trySplit(left: string, right: string, joiner: string): [string, string] | null {
+  if (!left || !right || !isClauseLike(left)) return null;
+  const rightHasSubject = subjectLength(right) > 0;
+  if (joiner === "so") return [left, rightHasSubject ? right : ""];
+  if (joiner === "" && SUBORDINATE_OPENERS.test(left)) return null; // comma splice after "When I…"
+  if (joiner === "but" && KEEP_CONTRAST.test(right)) return null;
+  if (rightHasSubject) return [left, right];
+  const subject = borrowSubject(left);
+  return subject && opensWithVerb(right) ? [left, `${subject} ${right}`] : null;
+}
+
+/** A left half worth cutting off: it has a subject, or is an imperative ("Keep answers short, I…"). */
+function isClauseLike(left: string): boolean {
+  return subjectLength(left) > 0 || VERBS.has(wordsOf(left)[0] ?? "");
+}
+
+/** "talks to Stripe": a finite verb first and something after it. */
+function opensWithVerb(right: string): boolean {
+  const words = wordsOf(right);
+  return words.length >= 2 && isFiniteAt(["it", ...words], 1) && !/ing$/.test(words[0] ?? "");
+}
+
+function borrowSubject(left: string): string {
+  return left.split(/\s+/).slice(0, subjectLength(left)).join(" ");
+}

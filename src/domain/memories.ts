@@ -1,0 +1,169 @@
+import type { MemoryFilter, MemoryStore, Page } from "../store/port";
+import type { HistoryEntry } from "./history";
+import { DEFAULT_NAMESPACE, expiryProblem, metadataProblem, type Memory, type PatchFields, type StoreFields } from "./memory";
+import { immutableConflict, invalid, notFound } from "./errors";
+import { isDuplicate, merge, type Candidate } from "./dedup";
+import { contentHash } from "./text";
+import type { Clock, TextEmbedder } from "./ports";
+
+export interface StoreOutcome {
+  ids: string[];
+  stored: number;
+  deduplicated: number;
+  tokens_used: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const normalizeIso = (value: string) => new Date(value).toISOString();
+
+/** The memory lifecycle of one user: store (with dedup), read, update, delete, pin. */
+export class Memories {
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly embedder: TextEmbedder,
+    private readonly clock: Clock,
+    private readonly dedupThreshold: number,
+  ) {}
+
+  /** Validates every item first (all-or-nothing), then embeds, dedups and stores in one engine call. */
+  async storeMany(userId: string, items: StoreFields[]): Promise<StoreOutcome> {
+    const now = this.clock();
+    items.forEach((item, i) => this.checkStoreFields(item, now, items.length > 1 ? `memories[${i}].` : ""));
+    const { vectors, tokens } = await this.embedder.embed(items.map((i) => i.content));
+    const candidates = items.map((item, i) => this.candidate(userId, item, vectors[i]!, now));
+    const ids: string[] = [];
+    const fresh: Candidate[] = [];
+    const merged = new Map<string, Memory>();
+    for (const candidate of candidates) {
+      const twin = fresh.find((f) => isDuplicate(f, candidate, this.dedupThreshold));
+      if (twin) {
+        twin.memory = merge(twin.memory, candidate.memory, twin.memory.updated_at);
+        ids.push(twin.memory.id);
+        continue;
+      }
+      const existing = merged.get(candidate.memory.id) ?? (await this.findDuplicate(userId, candidate, now));
+      if (existing) {
+        merged.set(existing.id, merge(merged.get(existing.id) ?? existing, candidate.memory, iso(now)));
+        ids.push(existing.id);
+        continue;
+      }
+      fresh.push(candidate);
+      ids.push(candidate.memory.id);
+    }
+    await this.store.insertMemories(fresh);
+    for (const memory of merged.values()) await this.store.updateMemory(userId, { memory });
+    return { ids, stored: fresh.length, deduplicated: items.length - fresh.length, tokens_used: tokens.reduce((a, b) => a + b, 0) };
+  }
+
+  private checkStoreFields(item: StoreFields, now: number, prefix: string): void {
+    const problem = (item.metadata && metadataProblem(item.metadata)) || expiryProblem(item.expires_at, now);
+    if (problem) throw invalid(prefix + problem);
+  }
+
+  private candidate(userId: string, item: StoreFields, embedding: Float32Array, now: number): Candidate {
+    const at = iso(now);
+    const memory: Memory = {
+      id: crypto.randomUUID(),
+      user_id: userId,
+      namespace: item.namespace ?? DEFAULT_NAMESPACE,
+      content: item.content,
+      metadata: item.metadata ?? {},
+      importance: item.importance ?? 0.5,
+      memory_type: item.memory_type ?? "general",
+      session_id: item.session_id ?? null,
+      agent_id: item.agent_id ?? null,
+      pinned: item.pinned ?? false,
+      immutable: item.immutable ?? false,
+      expires_at: item.expires_at ? normalizeIso(item.expires_at) : null,
+      created_at: at,
+      updated_at: at,
+      accessed_at: at,
+      access_count: 0,
+      deleted_at: null,
+    };
+    return { memory, embedding, content_hash: contentHash(item.content) };
+  }
+
+  private async findDuplicate(userId: string, candidate: Candidate, now: number): Promise<Memory | null> {
+    const { namespace } = candidate.memory;
+    const exact = await this.store.findByContentHash(userId, namespace, candidate.content_hash, now);
+    if (exact) return exact;
+    const [nearest] = await this.store.nearest(userId, candidate.embedding, { namespace }, 1, now);
+    return nearest && nearest.similarity >= this.dedupThreshold ? nearest.memory : null;
+  }
+
+  /** An active memory of this user, or 404: another user's memory is indistinguishable from a missing one. */
+  async get(userId: string, id: string): Promise<Memory> {
+    const [memory] = await this.store.getMemories(userId, [id], this.clock());
+    if (!memory) throw notFound();
+    return memory;
+  }
+
+  async list(userId: string, filter: MemoryFilter, page: Page) {
+    return this.store.listMemories(userId, filter, page, this.clock());
+  }
+
+  /** Applies a PATCH; records the fields that actually changed as a history entry. */
+  async update(userId: string, id: string, patch: PatchFields): Promise<Memory> {
+    const now = this.clock();
+    const current = await this.get(userId, id);
+    if (current.immutable) throw immutableConflict(id);
+    const problem = (patch.metadata && metadataProblem(patch.metadata)) || expiryProblem(patch.expires_at, now);
+    if (problem) throw invalid(problem);
+    const changes = changedFields(current, normalizePatch(patch));
+    if (Object.keys(changes).length === 0) return current;
+    const memory: Memory = { ...current, ...changes, updated_at: iso(now) };
+    const history: HistoryEntry = { id: crypto.randomUUID(), memory_id: id, changes, created_at: iso(now) };
+    const reembed = changes.content !== undefined ? await this.embedder.embed([memory.content]) : null;
+    await this.store.updateMemory(userId, {
+      memory,
+      history,
+      ...(reembed && { embedding: reembed.vectors[0]!, content_hash: contentHash(memory.content) }),
+    });
+    return memory;
+  }
+
+  async delete(userId: string, id: string): Promise<void> {
+    const memory = await this.get(userId, id);
+    if (memory.immutable) throw immutableConflict(id);
+    await this.store.softDelete(userId, [id], this.clock());
+  }
+
+  /** Deletes what it may; returns the ids it could not (missing, other wallet, immutable). */
+  async deleteMany(userId: string, ids: string[]): Promise<{ deleted: number; errors: string[] }> {
+    const now = this.clock();
+    const unique = [...new Set(ids)];
+    const found = await this.store.getMemories(userId, unique, now);
+    const deletable = found.filter((m) => !m.immutable).map((m) => m.id);
+    await this.store.softDelete(userId, deletable, now);
+    const ok = new Set(deletable);
+    return { deleted: deletable.length, errors: unique.filter((id) => !ok.has(id)) };
+  }
+
+  async history(userId: string, id: string): Promise<HistoryEntry[]> {
+    await this.get(userId, id);
+    return this.store.history(userId, id);
+  }
+
+  async setPinned(userId: string, id: string, pinned: boolean): Promise<void> {
+    const memory = await this.get(userId, id);
+    if (!pinned && !memory.pinned) throw notFound("pinned memory");
+    if (memory.pinned === pinned) return;
+    // Pinning changes ranking, not the record's content, so the core endpoints allow it on immutable memories.
+    await this.store.updateMemory(userId, { memory: { ...memory, pinned, updated_at: iso(this.clock()) } });
+  }
+}
+
+function normalizePatch(patch: PatchFields): PatchFields {
+  return patch.expires_at ? { ...patch, expires_at: normalizeIso(patch.expires_at) } : patch;
+}
+
+/** The patch's fields whose values differ from the memory's (deep comparison for metadata). */
+function changedFields(current: Memory, patch: PatchFields): Partial<Memory> {
+  const changes: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (JSON.stringify(current[key as keyof Memory]) !== JSON.stringify(value)) changes[key] = value;
+  }
+  return changes as Partial<Memory>;
+}

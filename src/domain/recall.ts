@@ -1,0 +1,77 @@
+import type { MemoryFilter, MemoryStore } from "../store/port";
+import type { Memory } from "./memory";
+import type { Relation } from "./relation";
+import type { Clock, TextEmbedder } from "./ports";
+import { keywordMatch, score, type Signals } from "./scoring";
+import { cosine, queryTerms, termCoverage } from "./text";
+
+export interface RecallRequest {
+  query: string;
+  limit: number;
+  min_similarity: number;
+  filter: MemoryFilter;
+  include_relations: boolean;
+  /** recall counts as an access; context assembly does not */
+  record_access: boolean;
+}
+
+export interface RecalledMemory {
+  memory: Memory;
+  similarity: number;
+  signals: Signals;
+  relations?: Relation[];
+}
+
+/** How many candidates each retriever contributes per requested result. */
+const CANDIDATES_PER_RESULT = 4;
+const MIN_CANDIDATES = 40;
+const MAX_CANDIDATES = 400;
+
+/**
+ * Hybrid recall: the engine supplies vector neighbours and BM25 hits under the same filters;
+ * the union is scored here with the spec's formula, so every engine ranks identically.
+ */
+export class Recall {
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly embedder: TextEmbedder,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(userId: string, request: RecallRequest): Promise<{ results: RecalledMemory[]; query_tokens: number }> {
+    const now = this.clock();
+    const { vectors, tokens } = await this.embedder.embed([request.query]);
+    const queryVector = vectors[0]!;
+    const ranked = await this.rank(userId, request, queryVector, now);
+    const results = ranked.filter((r) => r.similarity >= request.min_similarity).slice(0, request.limit);
+    if (request.record_access) await this.store.recordAccess(userId, results.map((r) => r.memory.id), now);
+    if (request.include_relations) {
+      for (const r of results) r.relations = await this.store.relationsOf(userId, r.memory.id, now);
+    }
+    return { results, query_tokens: tokens[0]! };
+  }
+
+  /** All candidates, scored and sorted best first. */
+  async rank(userId: string, request: Pick<RecallRequest, "query" | "limit" | "filter">, queryVector: Float32Array, now: number): Promise<RecalledMemory[]> {
+    const k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit * CANDIDATES_PER_RESULT));
+    const terms = queryTerms(request.query);
+    const [near, text] = await Promise.all([
+      this.store.nearest(userId, queryVector, request.filter, k, now),
+      this.store.searchText(userId, terms, request.filter, k, now),
+    ]);
+    const cosines = new Map(near.map((h) => [h.memory.id, h.similarity]));
+    const candidates = new Map<string, Memory>([...near, ...text.hits].map((h) => [h.memory.id, h.memory]));
+    const textOnly = text.hits.map((h) => h.memory.id).filter((id) => !cosines.has(id));
+    for (const [id, vector] of await this.store.embeddings(userId, textOnly)) cosines.set(id, cosine(queryVector, vector));
+    const bm25 = new Map(text.hits.map((h) => [h.memory.id, h.bm25]));
+    const best = Math.max(0, ...bm25.values());
+    const relationCounts = await this.store.relationCounts(userId, [...candidates.keys()], now);
+    return [...candidates.values()]
+      .map((memory) => {
+        const keyword = keywordMatch(bm25.get(memory.id) ?? 0, best, termCoverage(terms, memory.content));
+        const evidence = { memory, cosine: cosines.get(memory.id) ?? 0, keyword, relationCount: relationCounts.get(memory.id) ?? 0 };
+        return { memory, ...score(evidence, now) };
+      })
+      .sort((a, b) => b.similarity - a.similarity || a.memory.id.localeCompare(b.memory.id));
+  }
+}

@@ -1,0 +1,47 @@
+import type { MemoryStore } from "../store/port";
+import type { Clock } from "./ports";
+import type { RelationType } from "./memory";
+import { invalid, notFound, DomainError } from "./errors";
+import { withDirection, type ListedRelation, type Relation } from "./relation";
+
+/** Typed links between two active memories of the same user. */
+export class Relations {
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(userId: string, sourceId: string, input: { target_id: string; relation_type: RelationType; metadata?: Record<string, unknown> }): Promise<Relation> {
+    if (sourceId === input.target_id) throw invalid("target_id: a memory cannot relate to itself");
+    const now = this.clock();
+    const found = await this.store.getMemories(userId, [sourceId, input.target_id], now);
+    if (!found.some((m) => m.id === sourceId)) throw notFound("source memory");
+    if (!found.some((m) => m.id === input.target_id)) throw notFound("target memory");
+    const existing = await this.store.relationsOf(userId, sourceId, now);
+    const same = existing.find((r) => r.source_id === sourceId && r.target_id === input.target_id && r.relation_type === input.relation_type);
+    if (same) throw new DomainError(409, "relation_exists", `relation ${same.id} already links these memories with ${input.relation_type}`);
+    const relation: Relation = {
+      id: crypto.randomUUID(),
+      source_id: sourceId,
+      target_id: input.target_id,
+      relation_type: input.relation_type,
+      metadata: input.metadata ?? {},
+      created_at: new Date(now).toISOString(),
+    };
+    await this.store.createRelation(userId, relation);
+    return relation;
+  }
+
+  async list(userId: string, memoryId: string): Promise<ListedRelation[]> {
+    const now = this.clock();
+    const [memory] = await this.store.getMemories(userId, [memoryId], now);
+    if (!memory) throw notFound();
+    return (await this.store.relationsOf(userId, memoryId, now)).map((r) => withDirection(r, memoryId));
+  }
+
+  async delete(userId: string, memoryId: string, relationId: string): Promise<void> {
+    const [memory] = await this.store.getMemories(userId, [memoryId], this.clock());
+    if (!memory) throw notFound();
+    if (!(await this.store.deleteRelation(userId, memoryId, relationId))) throw notFound("relation");
+  }
+}

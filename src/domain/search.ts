@@ -1,0 +1,9 @@
+import type { MemoryFilter, MemoryStore } from "../store/port";
+import type { Clock } from "./ports";
+import { queryTerms } from "./text";
+
+/** Keyword search: BM25 over content. The query is reduced to plain words, so no user text is ever query syntax. */
+export async function keywordSearch(store: MemoryStore, clock: Clock, userId: string, query: string, filter: MemoryFilter, limit: number) {
+  const { hits, total } = await store.searchText(userId, queryTerms(query), filter, limit, clock());
+  return { memories: hits.map((h) => h.memory), total };
+}

@@ -1,0 +1,218 @@
+import { resolve } from "node:path";
+import type { EmbedReply, FromWorker, ReadyReply, ToWorker } from "./protocol.ts";
+
+export interface Embedder {
+  readonly modelId: string; // e.g. "glove-sif-100d"
+  readonly dimension: number; // e.g. 100
+  /**
+   * Embeds texts; vectors are L2-normalized Float32Array (each with its own
+   * buffer); tokens = non-padding tokens per text. A text with no known word
+   * (e.g. "" or only unknown words) gets the all-zero vector, never NaN.
+   */
+  embed(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: number[] }>;
+  close(): Promise<void>;
+}
+
+export interface EmbedderStats {
+  /** Batches sent to the worker. */
+  batches: number;
+  /** embed() calls with at least one text. */
+  requests: number;
+  texts: number;
+  /** startEmbedder() wall time without any build: worker spawn, imports, load, warm-up. */
+  startMs: number;
+  /** The part of startMs spent inside the worker loading and warming the pipeline. */
+  loadMs: number;
+  /** Time spent building the glove model during this start (0 if cached). */
+  buildMs: number;
+}
+
+/** Largest batch sent to the worker; larger requests are split across batches. */
+export const MAX_BATCH_TEXTS = 64;
+
+interface Job {
+  texts: string[];
+  vectors: Float32Array[];
+  tokens: number[];
+  /** Next text not yet sent. */
+  next: number;
+  remaining: number;
+  failed: boolean;
+  resolve: (r: { vectors: Float32Array[]; tokens: number[] }) => void;
+  reject: (e: Error) => void;
+}
+
+/** Texts [start, end) of one job inside a batch. */
+interface Slice {
+  job: Job;
+  start: number;
+  end: number;
+}
+
+/**
+ * Client side of the embedding worker. Calls arriving while a batch is in
+ * flight are queued and sent together when it returns (at most MAX_BATCH_TEXTS
+ * texts), so many concurrent small requests cost few worker round trips.
+ */
+export class WorkerEmbedder implements Embedder {
+  private queue: Job[] = [];
+  private inFlight: Slice[] | null = null;
+  private nextId = 1;
+  private closed = false;
+  private dead: Error | null = null;
+  private counters = { batches: 0, requests: 0, texts: 0 };
+  private drained: (() => void) | null = null;
+
+  constructor(
+    private readonly worker: Worker,
+    private readonly ready: ReadyReply,
+    private readonly startMs: number,
+  ) {
+    worker.onmessage = (event: MessageEvent<FromWorker>) => this.onMessage(event.data);
+    worker.onerror = (event) => this.fail(new Error(`embedding worker crashed: ${event.message}`));
+    worker.addEventListener("close", () => this.fail(new Error("embedding worker exited")));
+    worker.unref(); // idle: don't keep the process alive; ref'd again while a batch is out
+  }
+
+  get modelId(): string {
+    return this.ready.modelId;
+  }
+
+  get dimension(): number {
+    return this.ready.dimension;
+  }
+
+  stats(): EmbedderStats {
+    return { ...this.counters, startMs: this.startMs, loadMs: this.ready.loadMs, buildMs: this.ready.buildMs };
+  }
+
+  embed(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: number[] }> {
+    if (this.dead) return Promise.reject(this.dead);
+    if (this.closed) return Promise.reject(new Error("embedder is closed"));
+    if (texts.length === 0) return Promise.resolve({ vectors: [], tokens: [] });
+    this.counters.requests++;
+    this.counters.texts += texts.length;
+    return new Promise((resolve, reject) => {
+      const n = texts.length;
+      this.queue.push({ texts, vectors: new Array(n), tokens: new Array(n), next: 0, remaining: n, failed: false, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Sends the next batch if the worker is idle. */
+  private pump(): void {
+    if (this.inFlight || this.dead) return;
+    const slices = this.takeBatch();
+    if (slices.length === 0) {
+      this.worker.unref();
+      this.drained?.();
+      return;
+    }
+    this.inFlight = slices;
+    this.counters.batches++;
+    const texts = slices.flatMap((s) => s.job.texts.slice(s.start, s.end));
+    this.worker.ref();
+    this.post({ type: "embed", id: this.nextId++, texts });
+  }
+
+  /** Up to MAX_BATCH_TEXTS texts from the head of the queue, splitting a job if needed. */
+  private takeBatch(): Slice[] {
+    const slices: Slice[] = [];
+    let room = MAX_BATCH_TEXTS;
+    while (room > 0 && this.queue.length > 0) {
+      const job = this.queue[0]!;
+      const end = Math.min(job.texts.length, job.next + room);
+      slices.push({ job, start: job.next, end });
+      room -= end - job.next;
+      job.next = end;
+      if (end === job.texts.length) this.queue.shift();
+    }
+    return slices;
+  }
+
+  private onMessage(msg: FromWorker): void {
+    const slices = this.inFlight;
+    if (!slices || msg.type === "ready") return;
+    this.inFlight = null;
+    if (msg.type === "error") this.rejectSlices(slices, new Error(`embedding failed: ${msg.message}`));
+    else this.deliver(slices, msg);
+    this.pump();
+  }
+
+  /** Copies each row out so a caller's vector never pins (or exposes) the whole batch buffer. */
+  private deliver(slices: Slice[], reply: EmbedReply): void {
+    const dim = this.dimension;
+    let row = 0;
+    for (const { job, start, end } of slices) {
+      for (let i = start; i < end; i++, row++) {
+        job.vectors[i] = reply.vectors.slice(row * dim, (row + 1) * dim);
+        job.tokens[i] = reply.tokens[row]!;
+      }
+      job.remaining -= end - start;
+      if (job.remaining === 0 && !job.failed) job.resolve({ vectors: job.vectors, tokens: job.tokens });
+    }
+  }
+
+  private rejectSlices(slices: Slice[], err: Error): void {
+    for (const { job } of slices) this.rejectJob(job, err);
+  }
+
+  private rejectJob(job: Job, err: Error): void {
+    if (job.failed) return;
+    job.failed = true;
+    this.queue = this.queue.filter((j) => j !== job); // its unsent texts are pointless now
+    job.reject(err);
+  }
+
+  private fail(err: Error): void {
+    if (this.dead) return;
+    this.dead = err;
+    if (this.inFlight) this.rejectSlices(this.inFlight, err);
+    for (const job of [...this.queue]) this.rejectJob(job, err);
+    this.inFlight = null;
+    this.drained?.();
+  }
+
+  private post(msg: ToWorker): void {
+    this.worker.postMessage(msg);
+  }
+
+  /** Stops accepting calls, lets queued ones finish, then ends the worker. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.inFlight || this.queue.length > 0) {
+      await new Promise<void>((done) => (this.drained = done));
+    }
+    this.dead ??= new Error("embedder is closed");
+    this.worker.terminate();
+  }
+}
+
+/**
+ * Starts the worker, builds the glove model on first use, loads and warms the
+ * pipeline. Rejects with a message naming the model and what to check.
+ */
+export async function startEmbedder(opts: { model: string; cacheDir: string }): Promise<Embedder> {
+  const started = performance.now();
+  const worker = new Worker(new URL("./worker.ts", import.meta.url));
+  try {
+    const ready = await waitReady(worker, { type: "init", model: opts.model, cacheDir: resolve(opts.cacheDir) });
+    return new WorkerEmbedder(worker, ready, performance.now() - started - ready.buildMs);
+  } catch (err) {
+    worker.terminate();
+    throw err;
+  }
+}
+
+function waitReady(worker: Worker, init: ToWorker): Promise<ReadyReply> {
+  return new Promise((resolve, reject) => {
+    worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      const msg = event.data;
+      if (msg.type === "ready") resolve(msg);
+      else if (msg.type === "error") reject(new Error(msg.message));
+    };
+    worker.onerror = (event) => reject(new Error(`embedding worker crashed during start: ${event.message}`));
+    worker.postMessage(init);
+  });
+}

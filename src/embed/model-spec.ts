@@ -1,0 +1,32 @@
+import { existsSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { GLOVE_MODEL_ID, gloveModelDir } from "./glove-model.ts";
+
+/**
+ * What an EMBEDDING_MODEL string means:
+ * - "glove-sif-100d": the locally built model in the cache dir (built on demand);
+ * - an absolute path, a ./ or ../ path, or any existing folder: a local model folder;
+ * - anything else: a hub id handed to transformers.js (the only case allowed to
+ *   use the network, and only where a hub is reachable).
+ */
+export type ModelSource =
+  | { kind: "glove"; dir: string }
+  | { kind: "local"; dir: string }
+  | { kind: "hub"; id: string };
+
+export function resolveModelSpec(spec: string, cacheDir: string): ModelSource {
+  if (spec === GLOVE_MODEL_ID) return { kind: "glove", dir: gloveModelDir(cacheDir) };
+  const looksLikePath = isAbsolute(spec) || spec.startsWith("./") || spec.startsWith("../") || spec === ".";
+  if (looksLikePath || existsSync(spec)) return { kind: "local", dir: resolve(spec) };
+  return { kind: "hub", id: spec };
+}
+
+/** The message of every load failure: what failed, why, and what an operator can fix. */
+export function loadFailureMessage(spec: string, reason: string): string {
+  return (
+    `could not load embedding model "${spec}" (${reason.replace(/\.$/, "")}). ` +
+    `For the default model run \`bun scripts/build-model.ts\` ` +
+    `(or let the server build it on start); otherwise check EMBEDDING_MODEL: a local model folder must ` +
+    `contain config.json, tokenizer.json and onnx/model.onnx, and a hub id needs network access.`
+  );
+}

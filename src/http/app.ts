@@ -1,0 +1,42 @@
+import { Elysia } from "elysia";
+import { swagger } from "@elysiajs/swagger";
+import type { AppDeps } from "./deps";
+import { toErrorReply } from "./errors";
+import { memoryRoutes } from "./routes/memories";
+import { coreRoutes } from "./routes/core";
+import { relationRoutes } from "./routes/relations";
+import { retrievalRoutes } from "./routes/retrieval";
+import { accountRoutes, publicRoutes } from "./routes/account";
+
+/** The whole HTTP surface; routes are thin: schema-validated, delegating to src/domain. */
+export function createApp(deps: AppDeps) {
+  return new Elysia()
+    .onError(({ code, error, set }) => {
+      const reply = toErrorReply(code, error);
+      set.status = reply.status;
+      for (const [name, value] of Object.entries(reply.headers ?? {})) set.headers[name] = value;
+      return reply.body;
+    })
+    .use(
+      swagger({
+        path: "/swagger",
+        documentation: {
+          info: { title: "engram", version: "0.1.0", description: "Long-term memory for software agents, per wallet." },
+          components: {
+            securitySchemes: {
+              walletAuth: { type: "apiKey", in: "header", name: "x-wallet-auth", description: "{address}:{unix_ts}:{EIP-191 signature of service-auth:{unix_ts}}" },
+              session: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+            },
+          },
+          security: [{ walletAuth: [] }, { session: [] }],
+        },
+      }),
+    )
+    .get("/health", () => ({ status: "ok", engine: deps.store.engine, embedding_model: deps.embedder.modelId }), { detail: { tags: ["health"] } })
+    .use(publicRoutes(deps))
+    .use(accountRoutes(deps))
+    .use(coreRoutes(deps))
+    .use(memoryRoutes(deps))
+    .use(relationRoutes(deps))
+    .use(retrievalRoutes(deps));
+}

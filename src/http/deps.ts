@@ -1,0 +1,39 @@
+import type { Config } from "../config";
+import type { MemoryStore } from "../store/port";
+import type { Clock, TextEmbedder } from "../domain/ports";
+import { Memories } from "../domain/memories";
+import { Recall } from "../domain/recall";
+import { Relations } from "../domain/relations";
+import { SessionTokens } from "../auth/session-token";
+import { FreeTier } from "../billing/free-tier";
+import { Paywall } from "../billing/paywall";
+
+/** Everything the routes use, built once from the configuration and the two I/O parts. */
+export interface AppDeps {
+  config: Config;
+  store: MemoryStore;
+  embedder: TextEmbedder;
+  clock: Clock;
+  tokens: SessionTokens;
+  memories: Memories;
+  recall: Recall;
+  relations: Relations;
+  freeTier: FreeTier;
+  paywall: Paywall;
+}
+
+export function buildDeps(config: Config, store: MemoryStore, embedder: TextEmbedder, clock: Clock = Date.now): AppDeps {
+  const freeTier = new FreeTier(store, config.FREE_TIER_CALLS);
+  return {
+    config,
+    store,
+    embedder,
+    clock,
+    tokens: new SessionTokens(config.JWT_SECRET),
+    memories: new Memories(store, embedder, clock, config.DEDUP_SIMILARITY),
+    recall: new Recall(store, embedder, clock),
+    relations: new Relations(store, clock),
+    freeTier,
+    paywall: new Paywall(freeTier, { network: config.X402_NETWORK, payTo: config.X402_PAY_TO }),
+  };
+}

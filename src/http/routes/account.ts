@@ -1,0 +1,109 @@
+import { Elysia, t } from "elysia";
+import { MemoryType } from "../../domain/memory";
+import { Stats } from "../../domain/stats";
+import { toCsv, toMarkdown } from "../../domain/export-format";
+import { verifyWalletSignature, authMessage, SIGNATURE_TOLERANCE_SECONDS } from "../../auth/wallet-signature";
+import { DomainError } from "../../domain/errors";
+import { authPlugin } from "../auth-plugin";
+import type { AppDeps } from "../deps";
+import { exported, ExportedMemory } from "../present";
+import { splitTags } from "./memories";
+
+const EXPORT_PAGE = 1000;
+const isoOrUndefined = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
+
+/** Public free-tier info and session exchange. */
+export const publicRoutes = (deps: AppDeps) =>
+  new Elysia({ detail: { tags: ["account"] } })
+    .get(
+      "/v1/free-tier/info",
+      () => ({
+        free_tier: {
+          enabled: deps.config.FREE_TIER_CALLS > 0,
+          calls_per_wallet: deps.config.FREE_TIER_CALLS,
+          description: `Each wallet gets ${deps.config.FREE_TIER_CALLS} free calls to paid endpoints; free endpoints never count.`,
+        },
+        auth: {
+          header: "x-wallet-auth",
+          format: "{wallet_address}:{unix_timestamp}:{signature}",
+          message_to_sign: authMessage(deps.config.AUTH_MESSAGE_PREFIX, "{unix_timestamp}"),
+          expiry_seconds: SIGNATURE_TOLERANCE_SECONDS,
+        },
+        after_free_tier: {
+          payment: `x402 (USDC on ${deps.config.X402_NETWORK === "base" ? "Base" : "Base Sepolia"})`,
+          note: "Paid endpoints answer 402 with x402 payment requirements once the free calls are used.",
+        },
+      }),
+      { detail: { summary: "Free tier and authentication (public)" } },
+    )
+    .post(
+      "/auth/session",
+      async ({ body }) => {
+        const now = deps.clock();
+        const check = await verifyWalletSignature(body, deps.config.AUTH_MESSAGE_PREFIX, now);
+        if (!check.ok) throw new DomainError(401, "unauthorized", check.reason);
+        const session = await deps.tokens.issue(check.wallet, now);
+        return { token: session.token, wallet: check.wallet, expires_at: session.expires_at };
+      },
+      {
+        body: t.Object({ address: t.String({ minLength: 1 }), timestamp: t.Number(), signature: t.String({ minLength: 1 }) }),
+        response: { 200: t.Object({ token: t.String(), wallet: t.String(), expires_at: t.String({ format: "date-time" }) }) },
+        detail: { summary: "Exchange a wallet signature for a 7-day session token (public)" },
+      },
+    );
+
+/** The wallet's own account views: free-tier status, stats, namespaces, export. */
+export const accountRoutes = (deps: AppDeps) =>
+  new Elysia({ detail: { tags: ["account"] } })
+    .use(authPlugin(deps))
+    .get("/v1/free-tier/status", ({ wallet }) => deps.freeTier.status(wallet), {
+      response: { 200: t.Object({ wallet: t.String(), free_tier_remaining: t.Integer(), free_tier_total: t.Integer(), free_tier_used: t.Integer() }) },
+      detail: { summary: "Free calls left for this wallet" },
+    })
+    .get("/v1/stats", ({ userId }) => deps.store.stats(userId, deps.clock()), { response: { 200: Stats }, detail: { summary: "Memory statistics" } })
+    .get("/v1/namespaces", async ({ userId }) => ({ namespaces: await deps.store.namespaces(userId, deps.clock()) }), {
+      response: { 200: t.Object({ namespaces: t.Array(t.Object({ namespace: t.String(), count: t.Integer() })) }) },
+      detail: { summary: "Namespaces with their active memory counts" },
+    })
+    .get(
+      "/v1/export",
+      async ({ query, userId }) => {
+        const filter = {
+          namespace: query.namespace,
+          memory_type: query.memory_type,
+          tags: splitTags(query.tags),
+          session_id: query.session_id,
+          agent_id: query.agent_id,
+          created_before: isoOrUndefined(query.before),
+          created_after: isoOrUndefined(query.after),
+          include_deleted: query.include_deleted === "true",
+        };
+        const memories = [];
+        for (let offset = 0; ; offset += EXPORT_PAGE) {
+          const page = await deps.memories.list(userId, filter, { limit: EXPORT_PAGE, offset });
+          memories.push(...page.memories);
+          if (page.memories.length < EXPORT_PAGE) break;
+        }
+        const format = query.format ?? "json";
+        const body = format === "csv" ? toCsv(memories) : format === "markdown" ? toMarkdown(memories) : memories.map(exported);
+        return { format, memories: body, count: memories.length };
+      },
+      {
+        query: t.Object({
+          format: t.Optional(t.Union([t.Literal("json"), t.Literal("csv"), t.Literal("markdown")])),
+          namespace: t.Optional(t.String()),
+          memory_type: t.Optional(MemoryType),
+          tags: t.Optional(t.String()),
+          session_id: t.Optional(t.String()),
+          agent_id: t.Optional(t.String()),
+          before: t.Optional(t.String({ format: "date-time" })),
+          after: t.Optional(t.String({ format: "date-time" })),
+          include_deleted: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])),
+        }),
+        response: { 200: t.Object({ format: t.String(), memories: t.Union([t.Array(ExportedMemory), t.String()]), count: t.Integer() }) },
+        detail: {
+          summary: "Export memories as JSON, CSV or Markdown",
+          description: "`memories` is an array for json and a string (the CSV or Markdown document) for csv and markdown. Newest first.",
+        },
+      },
+    );

@@ -1,0 +1,43 @@
+import { Elysia, t } from "elysia";
+import { LIMITS, Uuid } from "../../domain/memory";
+import { authPlugin } from "../auth-plugin";
+import type { AppDeps } from "../deps";
+import { core, CoreMemory } from "../present";
+
+/** Core (pinned) memories: exempt from type-based decay and put first in context. */
+export const coreRoutes = (deps: AppDeps) =>
+  new Elysia({ detail: { tags: ["core memories"] } })
+    .use(authPlugin(deps))
+    .get(
+      "/v1/memories/core",
+      async ({ query, userId }) => {
+        const page = { limit: query.limit ?? 20, offset: query.offset ?? 0 };
+        const { memories, total } = await deps.memories.list(userId, { pinned: true, namespace: query.namespace }, page);
+        return { memories: memories.map(core), total };
+      },
+      {
+        query: t.Object({
+          namespace: t.Optional(t.String()),
+          limit: t.Optional(t.Integer({ minimum: 1, maximum: LIMITS.pageSize })),
+          offset: t.Optional(t.Integer({ minimum: 0 })),
+        }),
+        response: { 200: t.Object({ memories: t.Array(CoreMemory), total: t.Integer() }) },
+        detail: { summary: "List pinned memories" },
+      },
+    )
+    .post(
+      "/v1/memories/core",
+      async ({ body, userId }) => {
+        await deps.memories.setPinned(userId, body.memory_id, true);
+        return { pinned: true as const, id: body.memory_id };
+      },
+      { body: t.Object({ memory_id: Uuid }), response: { 200: t.Object({ pinned: t.Literal(true), id: Uuid }) }, detail: { summary: "Pin a memory" } },
+    )
+    .delete(
+      "/v1/memories/core/:id",
+      async ({ params, userId }) => {
+        await deps.memories.setPinned(userId, params.id, false);
+        return { unpinned: true as const, id: params.id };
+      },
+      { params: t.Object({ id: Uuid }), response: { 200: t.Object({ unpinned: t.Literal(true), id: Uuid }) }, detail: { summary: "Unpin a memory (404 if not pinned)" } },
+    );

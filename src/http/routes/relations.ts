@@ -1,0 +1,37 @@
+import { Elysia, t } from "elysia";
+import { RelationType, Uuid } from "../../domain/memory";
+import { ListedRelation, Relation } from "../../domain/relation";
+import { authPlugin } from "../auth-plugin";
+import type { AppDeps } from "../deps";
+
+/** Typed relations between memories (the graph's edges). */
+export const relationRoutes = (deps: AppDeps) =>
+  new Elysia({ detail: { tags: ["relations"] } })
+    .use(authPlugin(deps))
+    .post(
+      "/v1/memories/:id/relations",
+      async ({ params, body, userId, set }) => {
+        const relation = await deps.relations.create(userId, params.id, body);
+        set.status = 201;
+        return relation;
+      },
+      {
+        params: t.Object({ id: Uuid }),
+        body: t.Object({ target_id: Uuid, relation_type: RelationType, metadata: t.Optional(t.Record(t.String(), t.Unknown())) }),
+        response: { 201: Relation },
+        detail: { summary: "Relate this memory (source) to a target memory", description: "404 if either memory is missing; 409 if the same typed relation exists; 422 for a self-relation." },
+      },
+    )
+    .get("/v1/memories/:id/relations", async ({ params, userId }) => ({ relations: await deps.relations.list(userId, params.id) }), {
+      params: t.Object({ id: Uuid }),
+      response: { 200: t.Object({ relations: t.Array(ListedRelation) }) },
+      detail: { summary: "Relations of a memory, incoming and outgoing, newest first" },
+    })
+    .delete(
+      "/v1/memories/:id/relations/:relationId",
+      async ({ params, userId }) => {
+        await deps.relations.delete(userId, params.id, params.relationId);
+        return { deleted: true as const };
+      },
+      { params: t.Object({ id: Uuid, relationId: Uuid }), response: { 200: t.Object({ deleted: t.Literal(true) }) }, detail: { summary: "Delete a relation" } },
+    );

@@ -1,0 +1,45 @@
+import { ConfigError, loadConfig, type Config } from "./config";
+import { openStore } from "./store/open-store";
+import { startEmbedder } from "./embed/embedder";
+import { buildDeps } from "./http/deps";
+import { createApp } from "./http/app";
+
+/** Opens the store, starts the embedding worker, binds them, then listens: /health is 200 as soon as it answers. */
+export async function startServer(config: Config) {
+  const started = performance.now();
+  const store = await openStore(config);
+  const embedder = await startEmbedder({ model: config.EMBEDDING_MODEL, cacheDir: config.MODEL_CACHE_DIR });
+  try {
+    await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
+  } catch (error) {
+    await embedder.close();
+    await store.close();
+    throw error;
+  }
+  const app = createApp(buildDeps(config, store, embedder)).listen({ port: config.PORT, hostname: config.HOST });
+  const url = `http://${config.HOST}:${app.server!.port}`;
+  console.log(`[engram] ${config.STORE} engine, model ${embedder.modelId} (${embedder.dimension}-d), ready in ${Math.round(performance.now() - started)} ms at ${url} (OpenAPI: ${url}/swagger)`);
+  const stop = async () => {
+    await app.stop();
+    await embedder.close();
+    await store.close();
+  };
+  return { app, url, stop };
+}
+
+/** Process entry: configuration from the environment, clean shutdown on SIGINT/SIGTERM. */
+export async function main(): Promise<void> {
+  try {
+    const server = await startServer(loadConfig());
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      process.on(signal, async () => {
+        await server.stop();
+        process.exit(0);
+      });
+    }
+  } catch (error) {
+    console.error(`[engram] cannot start: ${error instanceof Error ? error.message : error}`);
+    if (!(error instanceof ConfigError)) console.error("[engram] see README.md#configuration");
+    process.exit(1);
+  }
+}

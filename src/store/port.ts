@@ -1,0 +1,96 @@
+import type { Memory, MemoryType } from "../domain/memory";
+import type { Relation } from "../domain/relation";
+import type { HistoryEntry } from "../domain/history";
+import type { Stats } from "../domain/stats";
+
+/**
+ * The storage port: everything the domain needs from an engine, nothing more.
+ * Every call is scoped to one user; an engine never returns another user's
+ * record. "Active" means not soft-deleted and not expired at `now` (epoch ms).
+ * Engines return raw signals (BM25, cosine); all scoring lives in src/domain.
+ */
+export interface MemoryFilter {
+  namespace?: string;
+  session_id?: string;
+  agent_id?: string;
+  memory_type?: MemoryType;
+  /** any-match on metadata.tags */
+  tags?: string[];
+  created_after?: string;
+  created_before?: string;
+  pinned?: boolean;
+  /** export only: include soft-deleted records */
+  include_deleted?: boolean;
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export interface StoredMemory {
+  memory: Memory;
+  embedding: Float32Array;
+  /** normalized-content hash, for exact-duplicate detection */
+  content_hash: string;
+}
+
+export interface TextHit {
+  memory: Memory;
+  /** BM25 relevance, higher is better (engine-specific scale) */
+  bm25: number;
+}
+
+export interface VectorHit {
+  memory: Memory;
+  /** cosine similarity, -1..1 */
+  similarity: number;
+}
+
+export interface EmbeddingModelInfo {
+  id: string;
+  dimension: number;
+}
+
+export interface MemoryStore {
+  readonly engine: "sqlite" | "redis";
+  /** Binds the store to an embedding model; throws if its data was embedded by another one (unless `force`). */
+  bindEmbeddingModel(model: EmbeddingModelInfo, force?: boolean): Promise<void>;
+  close(): Promise<void>;
+
+  userIdForWallet(wallet: string): Promise<string>;
+  /** Atomically takes one free call if fewer than `limit` are used; returns the new used count, or null when exhausted. */
+  reserveFreeCall(wallet: string, limit: number): Promise<number | null>;
+  /** Gives back a reserved call (the request failed). */
+  releaseFreeCall(wallet: string): Promise<void>;
+  freeCallsUsed(wallet: string): Promise<number>;
+
+  insertMemories(items: StoredMemory[]): Promise<void>;
+  /** Replaces a memory's record (and embedding/hash when its content changed), recording the history entry, atomically. */
+  updateMemory(userId: string, update: { memory: Memory; embedding?: Float32Array; content_hash?: string; history?: HistoryEntry }): Promise<void>;
+  getMemories(userId: string, ids: string[], now: number): Promise<Memory[]>;
+  findByContentHash(userId: string, namespace: string, contentHash: string, now: number): Promise<Memory | null>;
+  softDelete(userId: string, ids: string[], now: number): Promise<void>;
+  listMemories(userId: string, filter: MemoryFilter, page: Page, now: number): Promise<{ memories: Memory[]; total: number }>;
+  /** BM25 over content for any of `terms` (plain words, never query syntax). */
+  searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<{ hits: TextHit[]; total: number }>;
+  /** k nearest by cosine, filters applied inside the query. */
+  nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]>;
+  embeddings(userId: string, ids: string[]): Promise<Map<string, Float32Array>>;
+  recordAccess(userId: string, ids: string[], now: number): Promise<void>;
+
+  history(userId: string, memoryId: string): Promise<HistoryEntry[]>;
+
+  createRelation(userId: string, relation: Relation): Promise<void>;
+  /** Relations touching the memory whose other end is active too, newest first. */
+  relationsOf(userId: string, memoryId: string, now: number): Promise<Relation[]>;
+  relationCounts(userId: string, ids: string[], now: number): Promise<Map<string, number>>;
+  deleteRelation(userId: string, memoryId: string, relationId: string): Promise<boolean>;
+
+  stats(userId: string, now: number): Promise<Stats>;
+  namespaces(userId: string, now: number): Promise<{ namespace: string; count: number }[]>;
+
+  /** Every non-deleted memory of every user, in batches (for re-embedding). */
+  scanAll(batchSize: number): AsyncIterable<{ user_id: string; memory: Memory }[]>;
+  countAll(): Promise<number>;
+}

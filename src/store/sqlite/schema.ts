@@ -1,0 +1,79 @@
+import type { Database } from "bun:sqlite";
+
+/**
+ * Ordered migrations; `user_version` records how many ran. Append, never edit.
+ * The vector table is not here: its dimension is the embedding model's, so it is
+ * created when the model is bound (see vector-index.ts).
+ */
+const MIGRATIONS: string[] = [
+  `
+  create table meta (key text primary key, value text not null);
+  create table wallets (
+    address text primary key,
+    user_id text not null unique,
+    free_calls_used integer not null default 0
+  );
+  create table memories (
+    rowid integer primary key,
+    id text not null unique,
+    user_id text not null,
+    namespace text not null,
+    content text not null,
+    content_hash text not null,
+    metadata text not null,
+    importance real not null,
+    memory_type text not null,
+    session_id text,
+    agent_id text,
+    pinned integer not null,
+    immutable integer not null,
+    expires_at text,
+    created_at text not null,
+    updated_at text not null,
+    accessed_at text not null,
+    access_count integer not null,
+    deleted_at text,
+    embedding blob not null
+  );
+  create index memories_by_user on memories (user_id, deleted_at, created_at);
+  create index memories_by_hash on memories (user_id, namespace, content_hash);
+  create table memory_tags (
+    user_id text not null,
+    tag text not null,
+    memory_rowid integer not null references memories (rowid) on delete cascade,
+    primary key (user_id, tag, memory_rowid)
+  ) without rowid;
+  create index memory_tags_by_memory on memory_tags (memory_rowid);
+  create virtual table memories_fts using fts5 (content, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+  create table history (
+    rowid integer primary key,
+    id text not null unique,
+    user_id text not null,
+    memory_id text not null,
+    changes text not null,
+    created_at text not null
+  );
+  create index history_by_memory on history (user_id, memory_id);
+  create table relations (
+    id text primary key,
+    user_id text not null,
+    source_id text not null,
+    target_id text not null,
+    relation_type text not null,
+    metadata text not null,
+    created_at text not null
+  );
+  create index relations_by_source on relations (user_id, source_id);
+  create index relations_by_target on relations (user_id, target_id);
+  `,
+];
+
+export function migrate(db: Database): void {
+  const { user_version: current } = db.query("pragma user_version").get() as { user_version: number };
+  for (let version = current; version < MIGRATIONS.length; version++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[version]!);
+      db.exec(`pragma user_version = ${version + 1}`);
+    })();
+  }
+}

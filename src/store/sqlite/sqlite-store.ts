@@ -1,0 +1,372 @@
+import { Database } from "bun:sqlite";
+import * as sqliteVec from "sqlite-vec";
+import { join } from "node:path";
+import type { Memory, MemoryType } from "../../domain/memory";
+import type { HistoryEntry } from "../../domain/history";
+import type { Relation } from "../../domain/relation";
+import type { Stats } from "../../domain/stats";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../port";
+import { EmbeddingModelMismatch } from "../model-binding";
+import { migrate } from "./schema";
+import { memoryWhere } from "./filter-sql";
+import { VectorIndex } from "./vector-index";
+
+interface MemoryRow {
+  rowid: number;
+  id: string;
+  user_id: string;
+  namespace: string;
+  content: string;
+  metadata: string;
+  importance: number;
+  memory_type: string;
+  session_id: string | null;
+  agent_id: string | null;
+  pinned: number;
+  immutable: number;
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  accessed_at: string;
+  access_count: number;
+  deleted_at: string | null;
+}
+
+const MEMORY_COLUMNS = `m.rowid, m.id, m.user_id, m.namespace, m.content, m.metadata, m.importance, m.memory_type, m.session_id,
+  m.agent_id, m.pinned, m.immutable, m.expires_at, m.created_at, m.updated_at, m.accessed_at, m.access_count, m.deleted_at`;
+
+function toMemory(row: MemoryRow): Memory {
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    namespace: row.namespace,
+    content: row.content,
+    metadata: JSON.parse(row.metadata),
+    importance: row.importance,
+    memory_type: row.memory_type as MemoryType,
+    session_id: row.session_id,
+    agent_id: row.agent_id,
+    pinned: row.pinned === 1,
+    immutable: row.immutable === 1,
+    expires_at: row.expires_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    accessed_at: row.accessed_at,
+    access_count: row.access_count,
+    deleted_at: row.deleted_at,
+  };
+}
+
+const asVector = (blob: Uint8Array) => new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+
+/**
+ * The embedded engine: one SQLite file in WAL mode. Rows live in `memories`;
+ * FTS5 (BM25) and the sqlite-vec index mirror the active rows and are written
+ * in the same transaction as the row, so they never disagree after a crash.
+ */
+export class SqliteStore implements MemoryStore {
+  readonly engine = "sqlite" as const;
+  private readonly db: Database;
+  private readonly vectors: VectorIndex;
+
+  constructor(dataDir: string) {
+    this.db = new Database(join(dataDir, "engram.sqlite"), { create: true, strict: true });
+    sqliteVec.load(this.db);
+    this.db.exec("pragma journal_mode = wal; pragma synchronous = normal; pragma foreign_keys = on; pragma busy_timeout = 5000;");
+    migrate(this.db);
+    this.vectors = new VectorIndex(this.db);
+  }
+
+  async bindEmbeddingModel(model: EmbeddingModelInfo, force = false): Promise<void> {
+    const bound = this.metaGet("embedding_model");
+    const dimension = Number(this.metaGet("embedding_dimension"));
+    const same = bound === model.id && dimension === model.dimension;
+    if (bound !== null && !same && !force) throw new EmbeddingModelMismatch({ id: bound, dimension }, model);
+    this.db.transaction(() => {
+      if (bound !== null && !same) this.vectors.drop();
+      this.vectors.create(model.dimension);
+      this.metaSet("embedding_model", model.id);
+      this.metaSet("embedding_dimension", String(model.dimension));
+    })();
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+
+  private metaGet(key: string): string | null {
+    const row = this.db.query("select value from meta where key = ?").get(key) as { value: string } | null;
+    return row?.value ?? null;
+  }
+
+  private metaSet(key: string, value: string): void {
+    this.db.query("insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value").run(key, value);
+  }
+
+  async userIdForWallet(wallet: string): Promise<string> {
+    const address = wallet.toLowerCase();
+    this.db.query("insert into wallets (address, user_id) values (?, ?) on conflict do nothing").run(address, crypto.randomUUID());
+    return (this.db.query("select user_id from wallets where address = ?").get(address) as { user_id: string }).user_id;
+  }
+
+  async reserveFreeCall(wallet: string, limit: number): Promise<number | null> {
+    await this.userIdForWallet(wallet);
+    const row = this.db
+      .query("update wallets set free_calls_used = free_calls_used + 1 where address = ? and free_calls_used < ? returning free_calls_used")
+      .get(wallet.toLowerCase(), limit) as { free_calls_used: number } | null;
+    return row?.free_calls_used ?? null;
+  }
+
+  async releaseFreeCall(wallet: string): Promise<void> {
+    this.db.query("update wallets set free_calls_used = max(free_calls_used - 1, 0) where address = ?").run(wallet.toLowerCase());
+  }
+
+  async freeCallsUsed(wallet: string): Promise<number> {
+    const row = this.db.query("select free_calls_used from wallets where address = ?").get(wallet.toLowerCase()) as { free_calls_used: number } | null;
+    return row?.free_calls_used ?? 0;
+  }
+
+  async insertMemories(items: StoredMemory[]): Promise<void> {
+    const insert = this.db.query(
+      `insert into memories (id, user_id, namespace, content, content_hash, metadata, importance, memory_type, session_id, agent_id,
+        pinned, immutable, expires_at, created_at, updated_at, accessed_at, access_count, deleted_at, embedding)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning rowid`,
+    );
+    this.db.transaction(() => {
+      for (const { memory: m, embedding, content_hash } of items) {
+        const { rowid } = insert.get(
+          m.id, m.user_id, m.namespace, m.content, content_hash, JSON.stringify(m.metadata), m.importance, m.memory_type,
+          m.session_id, m.agent_id, m.pinned ? 1 : 0, m.immutable ? 1 : 0, m.expires_at, m.created_at, m.updated_at,
+          m.accessed_at, m.access_count, m.deleted_at, embedding,
+        ) as { rowid: number };
+        this.indexActive(rowid, m, embedding);
+      }
+    })();
+  }
+
+  /** Mirrors an active row into the tag, FTS and vector indexes. */
+  private indexActive(rowid: number, memory: Memory, embedding: Float32Array): void {
+    this.unindex(rowid);
+    const tagInsert = this.db.query("insert or ignore into memory_tags (user_id, tag, memory_rowid) values (?, ?, ?)");
+    for (const tag of memory.metadata.tags ?? []) tagInsert.run(memory.user_id, tag, rowid);
+    this.db.query("insert into memories_fts (rowid, content) values (?, ?)").run(rowid, memory.content);
+    this.vectors.upsert(rowid, memory, embedding);
+  }
+
+  private unindex(rowid: number): void {
+    this.db.query("delete from memory_tags where memory_rowid = ?").run(rowid);
+    this.db.query("delete from memories_fts where rowid = ?").run(rowid);
+    this.vectors.remove(rowid);
+  }
+
+  async updateMemory(userId: string, update: { memory: Memory; embedding?: Float32Array; content_hash?: string; history?: HistoryEntry }): Promise<void> {
+    const { memory: m, history } = update;
+    this.db.transaction(() => {
+      const row = this.db.query("select rowid, embedding, content_hash from memories where id = ? and user_id = ?").get(m.id, userId) as
+        | { rowid: number; embedding: Uint8Array; content_hash: string }
+        | null;
+      if (!row) return;
+      const embedding = update.embedding ?? asVector(row.embedding);
+      this.db
+        .query(
+          `update memories set namespace = ?, content = ?, content_hash = ?, metadata = ?, importance = ?, memory_type = ?, session_id = ?,
+            agent_id = ?, pinned = ?, immutable = ?, expires_at = ?, updated_at = ?, accessed_at = ?, access_count = ?, deleted_at = ?,
+            embedding = ? where rowid = ?`,
+        )
+        .run(
+          m.namespace, m.content, update.content_hash ?? row.content_hash, JSON.stringify(m.metadata), m.importance, m.memory_type,
+          m.session_id, m.agent_id, m.pinned ? 1 : 0, m.immutable ? 1 : 0, m.expires_at, m.updated_at, m.accessed_at, m.access_count,
+          m.deleted_at, embedding, row.rowid,
+        );
+      if (m.deleted_at === null) this.indexActive(row.rowid, m, embedding);
+      else this.unindex(row.rowid);
+      if (history) {
+        this.db
+          .query("insert into history (id, user_id, memory_id, changes, created_at) values (?, ?, ?, ?, ?)")
+          .run(history.id, userId, history.memory_id, JSON.stringify(history.changes), history.created_at);
+      }
+    })();
+  }
+
+  async getMemories(userId: string, ids: string[], now: number): Promise<Memory[]> {
+    if (ids.length === 0) return [];
+    const where = memoryWhere(userId, {}, now);
+    const rows = this.db
+      .query(`select ${MEMORY_COLUMNS} from memories m where ${where.sql} and m.id in (${marks(ids.length)})`)
+      .all(...where.params, ...ids) as MemoryRow[];
+    const byId = new Map(rows.map((r) => [r.id, toMemory(r)]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async findByContentHash(userId: string, namespace: string, contentHash: string, now: number): Promise<Memory | null> {
+    const where = memoryWhere(userId, { namespace }, now);
+    const row = this.db
+      .query(`select ${MEMORY_COLUMNS} from memories m where ${where.sql} and m.content_hash = ? order by m.created_at limit 1`)
+      .get(...where.params, contentHash) as MemoryRow | null;
+    return row ? toMemory(row) : null;
+  }
+
+  async softDelete(userId: string, ids: string[], now: number): Promise<void> {
+    const at = new Date(now).toISOString();
+    const find = this.db.query("select rowid from memories where id = ? and user_id = ? and deleted_at is null");
+    const mark = this.db.query("update memories set deleted_at = ?, updated_at = ? where rowid = ?");
+    this.db.transaction(() => {
+      for (const id of ids) {
+        const row = find.get(id, userId) as { rowid: number } | null;
+        if (!row) continue;
+        mark.run(at, at, row.rowid);
+        this.unindex(row.rowid);
+      }
+    })();
+  }
+
+  async listMemories(userId: string, filter: MemoryFilter, page: Page, now: number): Promise<{ memories: Memory[]; total: number }> {
+    const where = memoryWhere(userId, filter, now);
+    const { total } = this.db.query(`select count(*) as total from memories m where ${where.sql}`).get(...where.params) as { total: number };
+    const rows = this.db
+      .query(`select ${MEMORY_COLUMNS} from memories m where ${where.sql} order by m.created_at desc, m.rowid desc limit ? offset ?`)
+      .all(...where.params, page.limit, page.offset) as MemoryRow[];
+    return { memories: rows.map(toMemory), total };
+  }
+
+  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<{ hits: TextHit[]; total: number }> {
+    if (terms.length === 0) return { hits: [], total: 0 };
+    // Each term becomes an FTS5 string literal ("" escapes a quote), OR-ed: user text is never query syntax.
+    const match = terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
+    const where = memoryWhere(userId, filter, now);
+    const from = `from memories_fts f join memories m on m.rowid = f.rowid where memories_fts match ? and ${where.sql}`;
+    const { total } = this.db.query(`select count(*) as total ${from}`).get(match, ...where.params) as { total: number };
+    const rows = this.db
+      .query(`select ${MEMORY_COLUMNS}, -bm25(memories_fts) as score ${from} order by bm25(memories_fts) limit ?`)
+      .all(match, ...where.params, limit) as (MemoryRow & { score: number })[];
+    return { hits: rows.map((r) => ({ memory: toMemory(r), bm25: r.score })), total };
+  }
+
+  async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]> {
+    if (!VectorIndex.handles(filter)) return this.nearestExact(userId, vector, filter, k, now);
+    const found = this.vectors.knn(userId, vector, filter, k, now);
+    if (found.length === 0) return [];
+    const rows = this.db
+      .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid in (${marks(found.length)}) and m.user_id = ?`)
+      .all(...found.map((f) => f.rowid), userId) as MemoryRow[];
+    const byRowid = new Map(rows.map((r) => [r.rowid, r]));
+    return found.flatMap(({ rowid, distance }) => {
+      const row = byRowid.get(rowid);
+      return row ? [{ memory: toMemory(row), similarity: 1 - distance }] : [];
+    });
+  }
+
+  /** Exact scan of the filtered rows, for filters vec0 cannot apply while it scans. */
+  private nearestExact(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): VectorHit[] {
+    const where = memoryWhere(userId, filter, now);
+    const rows = this.db
+      .query(`select ${MEMORY_COLUMNS}, vec_distance_cosine(m.embedding, ?) as distance from memories m where ${where.sql} order by distance limit ?`)
+      .all(vector, ...where.params, k) as (MemoryRow & { distance: number })[];
+    return rows.map((r) => ({ memory: toMemory(r), similarity: 1 - r.distance }));
+  }
+
+  async embeddings(userId: string, ids: string[]): Promise<Map<string, Float32Array>> {
+    if (ids.length === 0) return new Map();
+    const rows = this.db
+      .query(`select id, embedding from memories where user_id = ? and id in (${marks(ids.length)})`)
+      .all(userId, ...ids) as { id: string; embedding: Uint8Array }[];
+    return new Map(rows.map((r) => [r.id, asVector(r.embedding)]));
+  }
+
+  async recordAccess(userId: string, ids: string[], now: number): Promise<void> {
+    if (ids.length === 0) return;
+    this.db
+      .query(`update memories set access_count = access_count + 1, accessed_at = ? where user_id = ? and id in (${marks(ids.length)})`)
+      .run(new Date(now).toISOString(), userId, ...ids);
+  }
+
+  async history(userId: string, memoryId: string): Promise<HistoryEntry[]> {
+    const rows = this.db
+      .query("select id, memory_id, changes, created_at from history where user_id = ? and memory_id = ? order by rowid desc")
+      .all(userId, memoryId) as { id: string; memory_id: string; changes: string; created_at: string }[];
+    return rows.map((r) => ({ ...r, changes: JSON.parse(r.changes) }));
+  }
+
+  async createRelation(userId: string, r: Relation): Promise<void> {
+    this.db
+      .query("insert into relations (id, user_id, source_id, target_id, relation_type, metadata, created_at) values (?, ?, ?, ?, ?, ?, ?)")
+      .run(r.id, userId, r.source_id, r.target_id, r.relation_type, JSON.stringify(r.metadata), r.created_at);
+  }
+
+  /** Relations of `ids` whose both ends are active, as SQL over `relations r`. */
+  private activeRelations(userId: string, ids: string[], now: number) {
+    const nowIso = new Date(now).toISOString();
+    const active = (alias: string) =>
+      `exists (select 1 from memories ${alias} where ${alias}.id = r.${alias === "s" ? "source_id" : "target_id"} and ${alias}.user_id = r.user_id
+        and ${alias}.deleted_at is null and (${alias}.expires_at is null or ${alias}.expires_at > ?))`;
+    const sql = `from relations r where r.user_id = ? and (r.source_id in (${marks(ids.length)}) or r.target_id in (${marks(ids.length)}))
+      and ${active("s")} and ${active("t")}`;
+    return { sql, params: [userId, ...ids, ...ids, nowIso, nowIso] };
+  }
+
+  async relationsOf(userId: string, memoryId: string, now: number): Promise<Relation[]> {
+    const { sql, params } = this.activeRelations(userId, [memoryId], now);
+    const rows = this.db
+      .query(`select r.id, r.source_id, r.target_id, r.relation_type, r.metadata, r.created_at ${sql} order by r.created_at desc, r.id`)
+      .all(...params) as (Omit<Relation, "metadata"> & { metadata: string })[];
+    return rows.map((r) => ({ ...r, metadata: JSON.parse(r.metadata) }));
+  }
+
+  async relationCounts(userId: string, ids: string[], now: number): Promise<Map<string, number>> {
+    const counts = new Map(ids.map((id) => [id, 0]));
+    if (ids.length === 0) return counts;
+    const { sql, params } = this.activeRelations(userId, ids, now);
+    const rows = this.db.query(`select r.source_id, r.target_id ${sql}`).all(...params) as { source_id: string; target_id: string }[];
+    for (const { source_id, target_id } of rows) {
+      for (const id of new Set([source_id, target_id])) if (counts.has(id)) counts.set(id, counts.get(id)! + 1);
+    }
+    return counts;
+  }
+
+  async deleteRelation(userId: string, memoryId: string, relationId: string): Promise<boolean> {
+    const result = this.db
+      .query("delete from relations where id = ? and user_id = ? and (source_id = ? or target_id = ?)")
+      .run(relationId, userId, memoryId, memoryId);
+    return result.changes > 0;
+  }
+
+  async stats(userId: string, now: number): Promise<Stats> {
+    const where = memoryWhere(userId, {}, now);
+    const totals = this.db
+      .query(
+        `select count(*) as total_memories, coalesce(sum(m.pinned), 0) as pinned_count,
+          coalesce(sum(m.access_count = 0), 0) as never_accessed, coalesce(sum(m.access_count), 0) as total_accesses,
+          coalesce(avg(m.importance), 0) as avg_importance, min(m.created_at) as oldest_memory, max(m.created_at) as newest_memory
+         from memories m where ${where.sql}`,
+      )
+      .get(...where.params) as Omit<Stats, "by_type" | "by_namespace">;
+    const by_type = this.db
+      .query(`select m.memory_type, count(*) as count from memories m where ${where.sql} group by m.memory_type order by count desc, m.memory_type`)
+      .all(...where.params) as Stats["by_type"];
+    return { ...totals, by_type, by_namespace: await this.namespaces(userId, now) };
+  }
+
+  async namespaces(userId: string, now: number): Promise<{ namespace: string; count: number }[]> {
+    const where = memoryWhere(userId, {}, now);
+    return this.db
+      .query(`select m.namespace, count(*) as count from memories m where ${where.sql} group by m.namespace order by count desc, m.namespace`)
+      .all(...where.params) as { namespace: string; count: number }[];
+  }
+
+  async *scanAll(batchSize: number): AsyncIterable<{ user_id: string; memory: Memory }[]> {
+    let after = 0;
+    for (;;) {
+      const rows = this.db
+        .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid > ? and m.deleted_at is null order by m.rowid limit ?`)
+        .all(after, batchSize) as MemoryRow[];
+      if (rows.length === 0) return;
+      after = rows.at(-1)!.rowid;
+      yield rows.map((r) => ({ user_id: r.user_id, memory: toMemory(r) }));
+    }
+  }
+
+  async countAll(): Promise<number> {
+    return (this.db.query("select count(*) as n from memories where deleted_at is null").get() as { n: number }).n;
+  }
+}

@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pipeline, env } from "@huggingface/transformers";
+import { startEmbedder, WorkerEmbedder, MAX_BATCH_TEXTS } from "../src/embed/embedder.ts";
+import { buildGloveModel, gloveModelDir, GLOVE_MODEL_ID } from "../src/embed/glove-model.ts";
+
+/** Shared with the server and the build script, so the ~5 s build happens once per checkout. */
+const CACHE_DIR = resolve(import.meta.dir, "../.cache/models");
+
+let embedder: WorkerEmbedder;
+
+beforeAll(async () => {
+  const started = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir: CACHE_DIR });
+  if (!(started instanceof WorkerEmbedder)) throw new Error("expected a WorkerEmbedder");
+  embedder = started;
+}, 180_000);
+
+afterAll(async () => {
+  await embedder?.close();
+});
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+const maxDiff = (a: Float32Array, b: Float32Array) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0);
+
+async function embedOne(text: string): Promise<Float32Array> {
+  const { vectors } = await embedder.embed([text]);
+  return vectors[0]!;
+}
+
+describe("glove-sif-100d embedder", () => {
+  test("reports its model and dimension", () => {
+    expect(embedder.modelId).toBe("glove-sif-100d");
+    expect(embedder.dimension).toBe(100);
+  });
+
+  test("vectors are 100-d, unit norm, each with its own buffer", async () => {
+    const { vectors } = await embedder.embed(["The user prefers dark mode", "Deploy on Fridays", "Hello!"]);
+    expect(vectors).toHaveLength(3);
+    for (const v of vectors) {
+      expect(v).toBeInstanceOf(Float32Array);
+      expect(v.length).toBe(100);
+      expect(Math.sqrt(dot(v, v))).toBeCloseTo(1, 5);
+      expect(v.buffer.byteLength).toBe(400);
+    }
+  });
+
+  test("related sentences are closer than unrelated ones", async () => {
+    const cases: [anchor: string, related: string, unrelated: string][] = [
+      ["The user prefers dark mode in the editor", "User likes a dark theme for the IDE", "The invoice is due next Tuesday"],
+      ["We decided to use PostgreSQL for the main database", "Which database did the team choose?", "The cat needs medicine twice a day"],
+      ["The user is allergic to peanuts", "Food allergy information for the user", "Deployments happen every Friday afternoon"],
+      ["The flight to Tokyo leaves at 9 am", "What time is the plane to Japan?", "Use tabs for indentation in this project"],
+      ["The server crashed because the disk was full", "Outage caused by running out of storage space", "The user plays guitar on weekends"],
+      ["Do not commit passwords to the repository", "Never store credentials in source control", "Budget for the marketing campaign"],
+    ];
+    for (const [anchor, related, unrelated] of cases) {
+      const [a, r, u] = (await embedder.embed([anchor, related, unrelated])).vectors as [Float32Array, Float32Array, Float32Array];
+      expect(dot(a, r)).toBeGreaterThan(dot(a, u));
+    }
+  });
+
+  test("token counts are the non-padding tokens", async () => {
+    const { tokens } = await embedder.embed([
+      "The user prefers dark mode in the editor", // 8 words
+      "Hello, world!", // hello , world !
+      "Café déjà-vu", // accents stripped: cafe deja - vu
+      "",
+    ]);
+    expect(tokens).toEqual([8, 4, 4, 0]);
+  });
+
+  test("empty and unknown-only texts embed to the zero vector, never NaN", async () => {
+    const { vectors, tokens } = await embedder.embed(["", "   ", "qwzxqy", "dark mode"]);
+    expect(tokens).toEqual([0, 0, 1, 2]);
+    for (const v of vectors.slice(0, 3)) expect(v.every((x) => x === 0)).toBe(true);
+    expect(Math.sqrt(dot(vectors[3]!, vectors[3]!))).toBeCloseTo(1, 5);
+    const alone = await embedder.embed([""]);
+    expect(alone.vectors[0]!.every((x) => x === 0)).toBe(true);
+  });
+
+  test("an empty list resolves to empty results", async () => {
+    expect(await embedder.embed([])).toEqual({ vectors: [], tokens: [] });
+  });
+
+  test("concurrent calls are coalesced and each gets its own result", async () => {
+    const texts = Array.from({ length: 50 }, (_, i) => `memory number ${i} about project ${i % 7} and topic ${i * 13}`);
+    const alone: Float32Array[] = [];
+    for (const t of texts) alone.push(await embedOne(t));
+
+    const before = embedder.stats().batches;
+    const results = await Promise.all(texts.map((t) => embedder.embed([t])));
+    const batches = embedder.stats().batches - before;
+
+    expect(batches).toBeLessThan(texts.length);
+    expect(batches).toBeLessThanOrEqual(2); // the first goes at once, the other 49 wait and go together
+    results.forEach((r, i) => expect(maxDiff(r.vectors[0]!, alone[i]!)).toBeLessThan(1e-6));
+  });
+
+  test("a request larger than one batch is split and reassembled in order", async () => {
+    const texts = Array.from({ length: MAX_BATCH_TEXTS * 2 + 5 }, (_, i) => `note ${i} on release ${i % 11}`);
+    const before = embedder.stats().batches;
+    const { vectors, tokens } = await embedder.embed(texts);
+    expect(embedder.stats().batches - before).toBe(3);
+    expect(vectors).toHaveLength(texts.length);
+    for (const i of [0, 63, 64, 127, 128, texts.length - 1]) {
+      expect(maxDiff(vectors[i]!, await embedOne(texts[i]!))).toBeLessThan(1e-6);
+      expect(tokens[i]).toBe(texts[i]!.split(" ").length);
+    }
+  });
+
+  test("the model folder works in the standard transformers.js pipeline", async () => {
+    env.allowRemoteModels = false;
+    const extractor = await pipeline("feature-extraction", gloveModelDir(CACHE_DIR), { local_files_only: true });
+    try {
+      const texts = ["The user prefers dark mode in the editor", "Which database did the team choose?"];
+      const output = await extractor(texts, { pooling: "mean", normalize: true });
+      expect(output.dims).toEqual([2, 100]);
+      const ours = (await embedder.embed(texts)).vectors;
+      texts.forEach((_, i) => {
+        const row = Float32Array.from(output.data.slice(i * 100, (i + 1) * 100) as Float32Array);
+        expect(maxDiff(row, ours[i]!)).toBeLessThan(1e-5);
+      });
+
+      // Every vocabulary word must tokenize to itself (no unreachable entries).
+      const { model } = JSON.parse(readFileSync(join(gloveModelDir(CACHE_DIR), "tokenizer.json"), "utf8"));
+      const vocab = Object.entries(model.vocab as Record<string, number>).filter((_, i) => i % 997 === 2);
+      for (const [word, id] of vocab) expect([word, extractor.tokenizer.encode(word)]).toEqual([word, [id]]);
+    } finally {
+      await extractor.dispose();
+    }
+  });
+
+  test("an unknown model folder rejects with a clear message", async () => {
+    const missing = join(tmpdir(), "engram-no-such-model");
+    const attempt = startEmbedder({ model: missing, cacheDir: CACHE_DIR });
+    await expect(attempt).rejects.toThrow(/could not load embedding model/);
+    await expect(attempt).rejects.toThrow(/bun scripts\/build-model\.ts/);
+    await expect(attempt).rejects.toThrow(/EMBEDDING_MODEL/);
+  });
+});
+
+describe("model builder", () => {
+  /** A tiny wink-format vectors file, so building runs in milliseconds. */
+  async function writeTinySource(dir: string): Promise<string> {
+    const words = ["the", ",", "user", "u.s.", "dark", "mode", "editor", "theme", "invoice"];
+    const vectors = Object.fromEntries(words.map((w, i) => [w, [i + 1, -i, i % 3, 0.5]]));
+    const path = join(dir, "vectors.json");
+    await Bun.write(path, JSON.stringify({ dimensions: 4, words, vectors }));
+    return path;
+  }
+
+  const MODEL_FILES = ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx"];
+
+  test("same input gives byte-identical files, written atomically", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "engram-build-"));
+    try {
+      const sourcePath = await writeTinySource(dir);
+      const read = (name: string) => MODEL_FILES.map((f) => readFileSync(join(dir, name, f)));
+      const opts = { cacheDir: dir, sourcePath, vocabSize: 6, log: () => {} };
+      await buildGloveModel({ ...opts, name: "a" });
+      await buildGloveModel({ ...opts, name: "b" });
+      expect(read("a")).toEqual(read("b"));
+      await buildGloveModel({ ...opts, name: "a" }); // forced rebuild over an existing folder
+      expect(read("a")).toEqual(read("b"));
+      expect(readdirSync(dir).sort()).toEqual(["a", "b", "vectors.json"]); // no temp folders left
+
+      const { model } = JSON.parse(readFileSync(join(dir, "a/tokenizer.json"), "utf8"));
+      // u.s. is unreachable through the pre-tokenizer, so it is skipped.
+      expect(Object.keys(model.vocab)).toEqual(["[PAD]", "[UNK]", "the", ",", "user", "dark", "mode", "editor"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
