@@ -5,8 +5,9 @@ export function normalizeText(text: string): string {
   return text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/\s+/g, " ").trim();
 }
 
+/** Hash of the content's words: case, accents, spacing and punctuation do not make a memory new. */
 export function contentHash(text: string): string {
-  return createHash("sha256").update(normalizeText(text)).digest("hex");
+  return createHash("sha256").update(words(text).join(" ")).digest("hex");
 }
 
 /** Words as the FTS tokenizers see them (unicode letters and digits). */
@@ -41,8 +42,10 @@ export function termCoverage(terms: string[], text: string): number {
  * BPE tokenizers), rounded up so the estimate errs towards staying under budget.
  */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return tokensForChars(text.length);
 }
+
+export const tokensForChars = (chars: number) => Math.ceil(chars / 4);
 
 export function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;

@@ -7,6 +7,7 @@ import { coreRoutes } from "./routes/core";
 import { relationRoutes } from "./routes/relations";
 import { retrievalRoutes } from "./routes/retrieval";
 import { accountRoutes, publicRoutes } from "./routes/account";
+import { exploreRoutes } from "./routes/explore";
 
 /** The whole HTTP surface; routes are thin: schema-validated, delegating to src/domain. */
 export function createApp(deps: AppDeps) {
@@ -38,5 +39,6 @@ export function createApp(deps: AppDeps) {
     .use(coreRoutes(deps))
     .use(memoryRoutes(deps))
     .use(relationRoutes(deps))
-    .use(retrievalRoutes(deps));
+    .use(retrievalRoutes(deps))
+    .use(exploreRoutes(deps));
 }

@@ -4,6 +4,7 @@ import { keywordSearch } from "../../domain/search";
 import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
 import { recalled, RecalledMemorySchema, searched, SearchedMemory } from "../present";
+import { ContextItem } from "../../domain/context";
 
 const Tags = t.Array(t.String({ maxLength: LIMITS.tagChars }), { maxItems: LIMITS.tags });
 
@@ -68,5 +69,45 @@ export const retrievalRoutes = (deps: AppDeps) =>
         }),
         response: { 200: t.Object({ memories: t.Array(SearchedMemory), total: t.Integer(), query: t.String() }) },
         detail: { summary: "Keyword search (BM25)", description: "Operators and quotes in the query are treated as text." },
+      },
+    )
+    .post(
+      "/v1/context",
+      async ({ body, wallet, userId, setHeader, request }) =>
+        deps.paywall.charge(wallet, "POST /v1/context", { url: request.url, headers: {} }, setHeader, async () => {
+          const { llm_tokens: _, ...assembled } = await deps.context.assemble(userId, {
+            query: body.query,
+            filter: { namespace: body.namespace, session_id: body.session_id, agent_id: body.agent_id },
+            max_memories: body.max_memories ?? 10,
+            max_tokens: body.max_tokens ?? 4000,
+            format: body.format ?? "text",
+            include_metadata: body.include_metadata ?? false,
+            summarize: body.summarize ?? false,
+          });
+          return assembled;
+        }),
+      {
+        body: t.Object({
+          query: t.Optional(t.String({ maxLength: LIMITS.recallQuery })),
+          namespace: t.Optional(t.String()),
+          session_id: t.Optional(t.String()),
+          agent_id: t.Optional(t.String()),
+          max_memories: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+          max_tokens: t.Optional(t.Integer({ minimum: 100, maximum: 16000 })),
+          format: t.Optional(t.Union([t.Literal("text"), t.Literal("structured")])),
+          include_metadata: t.Optional(t.Boolean()),
+          summarize: t.Optional(t.Boolean()),
+        }),
+        response: {
+          200: t.Object({
+            context: t.Union([t.String(), t.Object({ memories: t.Array(ContextItem) })]),
+            memories_used: t.Integer(),
+            tokens: t.Integer({ description: "estimated as ceil(characters / 4) of the returned context" }),
+          }),
+        },
+        detail: {
+          summary: "Assemble a prompt-ready context block (paid)",
+          description: "Pinned memories first, then by recall score for `query` (or by recency × importance without one), within max_memories and max_tokens.",
+        },
       },
     );

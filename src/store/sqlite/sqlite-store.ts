@@ -244,8 +244,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]> {
-    if (!VectorIndex.handles(filter)) return this.nearestExact(userId, vector, filter, k, now);
-    const found = this.vectors.knn(userId, vector, filter, k, now);
+    const found = this.vectors.nearest(userId, vector, filter, k, now);
     if (found.length === 0) return [];
     const rows = this.db
       .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid in (${marks(found.length)}) and m.user_id = ?`)
@@ -255,15 +254,6 @@ export class SqliteStore implements MemoryStore {
       const row = byRowid.get(rowid);
       return row ? [{ memory: toMemory(row), similarity: 1 - distance }] : [];
     });
-  }
-
-  /** Exact scan of the filtered rows, for filters vec0 cannot apply while it scans. */
-  private nearestExact(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): VectorHit[] {
-    const where = memoryWhere(userId, filter, now);
-    const rows = this.db
-      .query(`select ${MEMORY_COLUMNS}, vec_distance_cosine(m.embedding, ?) as distance from memories m where ${where.sql} order by distance limit ?`)
-      .all(vector, ...where.params, k) as (MemoryRow & { distance: number })[];
-    return rows.map((r) => ({ memory: toMemory(r), similarity: 1 - r.distance }));
   }
 
   async embeddings(userId: string, ids: string[]): Promise<Map<string, Float32Array>> {

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Memory } from "../../domain/memory";
 import type { MemoryFilter } from "../port";
-import type { SqlParam } from "./filter-sql";
+import { memoryWhere, type SqlParam } from "./filter-sql";
 
 /** vec0 has no NULL metadata values and no "no expiry": these sentinels stand in. */
 const NO_SCOPE = "";
@@ -57,7 +57,19 @@ export class VectorIndex {
     return !filter.tags?.length && filter.pinned === undefined && filter.created_before === undefined && !filter.include_deleted;
   }
 
-  knn(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): { rowid: number; distance: number }[] {
+  /** The k nearest active rows under the filter: vec0 KNN when it can apply the filter, else an exact scan of the filtered rows. */
+  nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): { rowid: number; distance: number }[] {
+    return VectorIndex.handles(filter) ? this.knn(userId, vector, filter, k, now) : this.exact(userId, vector, filter, k, now);
+  }
+
+  private exact(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): { rowid: number; distance: number }[] {
+    const where = memoryWhere(userId, filter, now);
+    return this.db
+      .query(`select m.rowid, vec_distance_cosine(m.embedding, ?) as distance from memories m where ${where.sql} order by distance limit ?`)
+      .all(vector, ...where.params, k) as { rowid: number; distance: number }[];
+  }
+
+  private knn(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): { rowid: number; distance: number }[] {
     const clauses = ["embedding match ?", "k = ?", "user_id = ?", "expires_at > ?"];
     const params: SqlParam[] = [vector, k, userId, now];
     const eq = (column: string, value: string | undefined) => {

@@ -1,0 +1,39 @@
+import { t, type Static } from "elysia";
+import type { MemoryFilter, MemoryStore } from "../store/port";
+import type { Memory } from "./memory";
+import type { Clock } from "./ports";
+import { ageDays, typeDecay } from "./decay";
+
+export const SuggestionReason = t.Union([t.Literal("decaying"), t.Literal("hot"), t.Literal("fresh"), t.Literal("stale")], {
+  description:
+    "decaying: important (≥ 0.7), unpinned and below half strength — consider pinning; hot: recalled ≥ 3 times — consider pinning; " +
+    "fresh: stored in the last 24 h and never recalled — check it is right; stale: not recalled for 30+ days and unpinned — consider reviewing or deleting",
+});
+export type SuggestionReason = Static<typeof SuggestionReason>;
+
+const DAY_MS = 86_400_000;
+/** Memories examined, newest first: bounds the cost for very large wallets. */
+export const SUGGESTION_SCAN_LIMIT = 5000;
+
+/** Why a memory is worth a look, most actionable first; null when it isn't. */
+export function reasonFor(memory: Memory, now: number): SuggestionReason | null {
+  if (!memory.pinned && memory.importance >= 0.7 && typeDecay(memory, 0, now) < 0.5) return "decaying";
+  if (memory.access_count >= 3 && !memory.pinned) return "hot";
+  if (ageDays(memory, now) < 1 && memory.access_count === 0) return "fresh";
+  if (!memory.pinned && now - Date.parse(memory.accessed_at) > 30 * DAY_MS) return "stale";
+  return null;
+}
+
+const ORDER: SuggestionReason[] = ["decaying", "hot", "fresh", "stale"];
+
+/** Memories worth a look, grouped by reason in ORDER, each group by importance then recency. */
+export async function suggest(store: MemoryStore, clock: Clock, userId: string, filter: MemoryFilter, limit: number) {
+  const now = clock();
+  const { memories } = await store.listMemories(userId, filter, { limit: SUGGESTION_SCAN_LIMIT, offset: 0 }, now);
+  const flagged = memories.flatMap((memory) => {
+    const reason = reasonFor(memory, now);
+    return reason ? [{ memory, reason }] : [];
+  });
+  flagged.sort((a, b) => ORDER.indexOf(a.reason) - ORDER.indexOf(b.reason) || b.memory.importance - a.memory.importance);
+  return flagged.slice(0, limit);
+}

@@ -1,0 +1,60 @@
+import { Elysia, t } from "elysia";
+import { Uuid } from "../../domain/memory";
+import { Relation } from "../../domain/relation";
+import { suggest, SuggestionReason } from "../../domain/suggested";
+import { graphAround, graphOfNamespace } from "../../domain/graph";
+import { invalid } from "../../domain/errors";
+import { authPlugin } from "../auth-plugin";
+import type { AppDeps } from "../deps";
+import { listed, ListedMemory } from "../present";
+
+/** Views for a person or agent curating memory: what deserves attention, and how memories connect. */
+export const exploreRoutes = (deps: AppDeps) =>
+  new Elysia({ detail: { tags: ["explore"] } })
+    .use(authPlugin(deps))
+    .get(
+      "/v1/suggested",
+      async ({ query, userId }) => {
+        const found = await suggest(deps.store, deps.clock, userId, { namespace: query.namespace }, query.limit ?? 10);
+        return { suggestions: found.map(({ memory, reason }) => ({ reason, memory: listed(memory) })) };
+      },
+      {
+        query: t.Object({ namespace: t.Optional(t.String()), limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })) }),
+        response: { 200: t.Object({ suggestions: t.Array(t.Object({ reason: SuggestionReason, memory: ListedMemory })) }) },
+        detail: {
+          summary: "Memories worth a look",
+          description: "Up to `limit` (default 10) memories flagged decaying, hot, fresh or stale, in that order. Looks at the 5,000 most recent memories.",
+        },
+      },
+    )
+    .get(
+      "/v1/graph",
+      async ({ query, userId }) => {
+        const depth = query.depth ?? 2;
+        const maxNodes = query.max_nodes ?? 100;
+        if (!query.memory_id && !query.namespace) throw invalid("query: give memory_id or namespace");
+        const graph = query.memory_id
+          ? await graphAround(deps.store, deps.clock, userId, query.memory_id, depth, maxNodes)
+          : await graphOfNamespace(deps.store, deps.clock, userId, query.namespace!, depth, maxNodes);
+        return { nodes: graph.nodes.map(({ memory, depth }) => ({ ...listed(memory), depth })), edges: graph.edges, truncated: graph.truncated };
+      },
+      {
+        query: t.Object({
+          memory_id: t.Optional(Uuid),
+          namespace: t.Optional(t.String()),
+          depth: t.Optional(t.Integer({ minimum: 1, maximum: 3 })),
+          max_nodes: t.Optional(t.Integer({ minimum: 1, maximum: 500 })),
+        }),
+        response: {
+          200: t.Object({
+            nodes: t.Array(t.Composite([ListedMemory, t.Object({ depth: t.Integer({ description: "hops from the start" }) })])),
+            edges: t.Array(Relation),
+            truncated: t.Boolean({ description: "true when max_nodes stopped the walk" }),
+          }),
+        },
+        detail: {
+          summary: "Relation graph around a memory or of a namespace",
+          description: "Breadth-first over relations in both directions, up to `depth` hops (1–3, default 2) and `max_nodes` (default 100, max 500). Give `memory_id` or `namespace`.",
+        },
+      },
+    );
