@@ -4,6 +4,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 
+/** A USDC amount with at most 6 decimals (USDC's precision), e.g. `0.005`. */
+const UsdcPrice = t.String({ pattern: "^\\d{1,9}(\\.\\d{1,6})?$" });
+
 /**
  * Every environment variable the service reads, with its rule. Validated once at
  * start-up so a bad value stops the process with a message naming the variable,
@@ -21,8 +24,17 @@ const EnvSchema = t.Object({
   FREE_TIER_CALLS: t.Integer({ minimum: 0, default: 100 }),
   AUTH_MESSAGE_PREFIX: t.String({ minLength: 1, default: "service-auth" }),
   DEDUP_SIMILARITY: t.Number({ minimum: 0, maximum: 1, default: 0.95 }),
+  PAYMENTS: t.Union([t.Literal("on"), t.Literal("off")], { default: "off" }),
   X402_PAY_TO: t.Optional(t.String({ pattern: "^0x[0-9a-fA-F]{40}$" })),
   X402_NETWORK: t.Union([t.Literal("base"), t.Literal("base-sepolia")], { default: "base" }),
+  X402_FACILITATOR_URL: t.Optional(t.String({ pattern: "^https?://[^\\s]+$" })),
+  // Per-route price overrides in USDC (docs/payments.md); unset means the spec's price table.
+  X402_PRICE_STORE: t.Optional(UsdcPrice),
+  X402_PRICE_STORE_BATCH: t.Optional(UsdcPrice),
+  X402_PRICE_RECALL: t.Optional(UsdcPrice),
+  X402_PRICE_CONTEXT: t.Optional(UsdcPrice),
+  X402_PRICE_INGEST: t.Optional(UsdcPrice),
+  X402_PRICE_UPDATE_BATCH: t.Optional(UsdcPrice),
   LLM_BASE_URL: t.Optional(t.String({ pattern: "^https?://" })),
   LLM_API_KEY: t.Optional(t.String()),
   LLM_MODEL: t.Optional(t.String({ minLength: 1 })),
@@ -50,10 +62,24 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const env = Value.Default(EnvSchema, pickKnown(source)) as Env;
   const problems = [...Value.Errors(EnvSchema, env)].map((e) => `${e.path.slice(1)}=${JSON.stringify(e.value)}: ${e.message}`);
   if (env.LLM_BASE_URL && !env.LLM_MODEL) problems.push("LLM_MODEL: required when LLM_BASE_URL is set");
+  problems.push(...paymentProblems(env));
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   const dataDir = resolve(env.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   return { ...env, DATA_DIR: dataDir, MODEL_CACHE_DIR: resolve(env.MODEL_CACHE_DIR), JWT_SECRET: env.JWT_SECRET ?? persistedSecret(dataDir) };
+}
+
+/** PAYMENTS=on needs somewhere to send the money and a facilitator to verify and settle it. */
+function paymentProblems(env: Env): string[] {
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(env)) {
+    if (key.startsWith("X402_PRICE_") && typeof value === "string" && Number(value) <= 0) problems.push(`${key}=${JSON.stringify(value)}: must be more than 0`);
+  }
+  if (env.PAYMENTS !== "on") return problems;
+  if (!env.X402_PAY_TO) problems.push("X402_PAY_TO: required when PAYMENTS=on (the address that receives USDC)");
+  else if (/^0x0{40}$/.test(env.X402_PAY_TO)) problems.push("X402_PAY_TO: the zero address cannot receive payments");
+  if (!env.X402_FACILITATOR_URL) problems.push("X402_FACILITATOR_URL: required when PAYMENTS=on (the x402 facilitator that verifies and settles payments)");
+  return problems;
 }
 
 /** A JWT secret generated once and kept in the data dir, so sessions survive restarts. */

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { pipeline, env } from "@huggingface/transformers";
 import { startEmbedder, WorkerEmbedder, MAX_BATCH_TEXTS } from "../src/embed/embedder.ts";
 import { buildGloveModel, gloveModelDir, GLOVE_MODEL_ID } from "../src/embed/glove-model.ts";
+import { lengthGroups } from "../src/embed/length-groups.ts";
 
 /** Shared with the server and the build script, so the ~5 s build happens once per checkout. */
 const CACHE_DIR = resolve(import.meta.dir, "../.cache/models");
@@ -80,8 +81,12 @@ describe("glove-sif-100d embedder", () => {
     expect(alone.vectors[0]!.every((x) => x === 0)).toBe(true);
   });
 
-  test("an empty list resolves to empty results", async () => {
+  test("an empty list resolves to empty results; a non-string rejects only its own call", async () => {
     expect(await embedder.embed([])).toEqual({ vectors: [], tokens: [] });
+    const good = embedder.embed(["dark mode"]);
+    const bad = embedder.embed(["ok", 42 as unknown as string]);
+    await expect(bad).rejects.toThrow(/array of strings/);
+    expect((await good).tokens).toEqual([2]);
   });
 
   test("concurrent calls are coalesced and each gets its own result", async () => {
@@ -110,6 +115,14 @@ describe("glove-sif-100d embedder", () => {
     }
   });
 
+  test("a long text in a batch of short ones gives the same results as alone", async () => {
+    const long = "the user prefers dark mode in every editor and terminal ".repeat(300); // > 2048 tokens
+    const texts = ["dark theme", long, "which database", "x".repeat(300), "deploy on friday"];
+    const { vectors, tokens } = await embedder.embed(texts);
+    expect(tokens[1]).toBe(2048); // truncated at model_max_length
+    for (let i = 0; i < texts.length; i++) expect(maxDiff(vectors[i]!, await embedOne(texts[i]!))).toBeLessThan(1e-6);
+  });
+
   test("the model folder works in the standard transformers.js pipeline", async () => {
     env.allowRemoteModels = false;
     const extractor = await pipeline("feature-extraction", gloveModelDir(CACHE_DIR), { local_files_only: true });
@@ -132,12 +145,35 @@ describe("glove-sif-100d embedder", () => {
     }
   });
 
+  test("a model given as a folder path loads the same model", async () => {
+    const byPath = await startEmbedder({ model: gloveModelDir(CACHE_DIR), cacheDir: CACHE_DIR });
+    try {
+      expect(byPath.dimension).toBe(100);
+      const text = "The user prefers dark mode in the editor";
+      expect(maxDiff((await byPath.embed([text])).vectors[0]!, await embedOne(text))).toBe(0);
+    } finally {
+      await byPath.close();
+    }
+    await expect(byPath.embed(["after close"])).rejects.toThrow(/closed/);
+  });
+
   test("an unknown model folder rejects with a clear message", async () => {
     const missing = join(tmpdir(), "engram-no-such-model");
     const attempt = startEmbedder({ model: missing, cacheDir: CACHE_DIR });
     await expect(attempt).rejects.toThrow(/could not load embedding model/);
     await expect(attempt).rejects.toThrow(/bun scripts\/build-model\.ts/);
     await expect(attempt).rejects.toThrow(/EMBEDDING_MODEL/);
+  });
+});
+
+describe("length groups", () => {
+  test("short texts share one group; long ones are kept apart from short ones", () => {
+    expect(lengthGroups(["a", "bb", "c".repeat(200)])).toEqual([[0, 1, 2]]);
+    const texts = ["q", "m".repeat(5000), "n".repeat(300), "o".repeat(500), "p".repeat(4000)];
+    const groups = lengthGroups(texts);
+    expect(groups.flat().sort()).toEqual([0, 1, 2, 3, 4]);
+    // sorted by length; a group spans at most 2× its shortest text (short ones count as 128)
+    expect(groups).toEqual([[0], [2, 3], [4, 1]]);
   });
 });
 

@@ -1,35 +1,30 @@
 import { ReplyError } from "../http/errors";
-import { atomicUsdc, PRICES_USDC, type PaidRoute } from "./prices";
+import { paymentRequiredHeaders, type PaymentRequired, type RequirementsV1 } from "./x402-server";
 
-/** USDC contract per network (Circle's canonical deployments). */
-const USDC: Record<string, string> = {
-  base: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
-  "base-sepolia": "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-};
-
-export interface PaymentSettings {
-  network: "base" | "base-sepolia";
-  payTo: string | undefined;
+/**
+ * Why a paid call was not served. `error` is machine-readable (ours, or the facilitator's
+ * reason such as `invalid_exact_evm_authorization_value`), `message` says it for people.
+ */
+export interface Refusal {
+  error: string;
+  message: string;
 }
 
-/** The x402 v1 402 answer for a paid route: what to pay, to whom, in which asset. */
-export function paymentRequired(route: PaidRoute, resource: string, settings: PaymentSettings): ReplyError {
-  const accepts = settings.payTo
-    ? [
-        {
-          scheme: "exact",
-          network: settings.network,
-          maxAmountRequired: atomicUsdc(PRICES_USDC[route]),
-          resource,
-          description: `${route} ($${PRICES_USDC[route]} USDC)`,
-          mimeType: "application/json",
-          payTo: settings.payTo,
-          maxTimeoutSeconds: 60,
-          asset: USDC[settings.network]!,
-          extra: { name: "USD Coin", version: "2" },
-        },
-      ]
-    : [];
-  const error = settings.payTo ? "free tier exhausted: payment required (x402)" : "free tier exhausted and this server accepts no payments";
-  return new ReplyError({ status: 402, body: { x402Version: 1, error, accepts, message: error } });
+/**
+ * The 402 answer in both forms clients read: the v1 JSON body (`x402Version: 1`, `accepts`,
+ * `error`, plus our `message`) and the v2 document the library built, base64 in the
+ * PAYMENT-REQUIRED header. `accepts` is empty when no payment can be taken right now
+ * (payments off, facilitator unreachable): the `error` says which.
+ */
+export function paymentRequiredReply(
+  refusal: Refusal,
+  document: PaymentRequired,
+  acceptsV1: RequirementsV1[],
+  headers: Record<string, string> = {},
+): ReplyError {
+  return new ReplyError({
+    status: 402,
+    body: { x402Version: 1, error: refusal.error, message: refusal.message, accepts: acceptsV1 },
+    headers: { ...paymentRequiredHeaders({ ...document, error: refusal.error }), ...headers },
+  });
 }

@@ -1,26 +1,58 @@
+import { ReplyError } from "../http/errors";
 import type { FreeTier } from "./free-tier";
-import { paymentRequired, type PaymentSettings } from "./payment-required";
+import { paymentRequiredReply, type Refusal } from "./payment-required";
 import type { PaidRoute } from "./prices";
+import { ReplayGuard } from "./replay-guard";
+import type { StagingStore } from "./staged-writes";
+import { FacilitatorUnavailable, MalformedPayment, X402Server, paymentResponseHeaders, type HeaderSource, type Payment, type PaymentRequirements, type ResourceInfo } from "./x402-server";
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /**
- * Runs paid work: a free call when the wallet has one left (given back if the work fails),
- * otherwise the x402 402 answer.
+ * Runs paid work. While the wallet has free calls, one is taken (and given back if the work
+ * fails); payment headers are ignored then. After that the call is paid with x402:
+ *
+ *   1. read the payment (PAYMENT-SIGNATURE v2, else X-PAYMENT v1); none → 402 with requirements
+ *   2. it must answer this route's requirements, and its payer must be the authenticated wallet
+ *   3. reserve its nonce in the replay guard (a second use, even concurrent, → 402)
+ *   4. verify with the facilitator, BEFORE any work
+ *   5. run the work with its writes staged (StagingStore): nothing is stored yet
+ *   6. settle with the facilitator; failure (refused or no answer) → 402, staged writes dropped
+ *   7. commit the staged writes, answer with X-PAYMENT-RESPONSE / PAYMENT-RESPONSE
+ *
+ * So a call is charged iff it succeeded: a failing call (validation runs before the handler;
+ * a domain error inside the work) is never settled, and a payment that does not settle
+ * leaves nothing behind. Before step 5 the nonce is given back on failure (the
+ * authorization was not used); from settlement on it stays held until it expires.
+ *
+ * Payer rule: the authorization's `from` (and the payer the facilitator reports) must be the
+ * authenticated wallet. A wallet pays for its own calls, so a captured payment header cannot
+ * be spent on another account's calls and each charge belongs to the account it served.
  */
 export class Paywall {
+  private readonly guard = new ReplayGuard();
+
   constructor(
     private readonly freeTier: FreeTier,
-    private readonly payments: PaymentSettings,
+    private readonly staging: StagingStore,
+    /** null when PAYMENTS=off: after the free calls, paid endpoints answer 402 payments_disabled */
+    private readonly x402: X402Server | null,
   ) {}
 
   async charge<T>(
     wallet: string,
     route: PaidRoute,
-    request: { url: string; headers: Record<string, string | undefined> },
+    request: { url: string; headers: HeaderSource },
     setHeader: (name: string, value: string) => void,
     work: () => Promise<T>,
   ): Promise<T> {
     const remaining = await this.freeTier.reserve(wallet);
-    if (remaining === null) throw paymentRequired(route, request.url, this.payments);
+    if (remaining !== null) return this.free(wallet, remaining, setHeader, work);
+    if (!this.x402) throw this.disabled(route, request.url);
+    return this.paid(this.x402, wallet, route, request, setHeader, work);
+  }
+
+  private async free<T>(wallet: string, remaining: number, setHeader: (name: string, value: string) => void, work: () => Promise<T>): Promise<T> {
     setHeader("x-free-tier-remaining", String(remaining));
     try {
       return await work();
@@ -29,5 +61,118 @@ export class Paywall {
       setHeader("x-free-tier-remaining", String(remaining + 1));
       throw error;
     }
+  }
+
+  private async paid<T>(
+    x402: X402Server,
+    wallet: string,
+    route: PaidRoute,
+    request: { url: string; headers: HeaderSource },
+    setHeader: (name: string, value: string) => void,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const resource = x402.resource(route, request.url);
+    let requirements: PaymentRequirements;
+    try {
+      requirements = await x402.requirements(route);
+    } catch (error) {
+      console.warn(`[engram] x402: cannot build payment requirements: ${error instanceof Error ? error.message : error}`);
+      throw await this.refusal(x402, null, resource, {
+        error: "facilitator_unavailable",
+        message: `no payment can be taken right now: the payment facilitator is unreachable or does not support ${x402.network}; nothing was charged, try again later`,
+      });
+    }
+    const refuse = (refusal: Refusal, headers?: Record<string, string>) => this.refusal(x402, requirements, resource, refusal, headers);
+
+    let payment: Payment | null;
+    try {
+      payment = X402Server.readPayment(request.headers);
+    } catch (error) {
+      if (error instanceof MalformedPayment) throw await refuse({ error: "invalid_payment", message: error.message });
+      throw error;
+    }
+    if (!payment) {
+      throw await refuse({
+        error: "payment_required",
+        message: `the ${this.freeTier.total} free calls of this wallet are used; ${resource.description}: pay with x402 (PAYMENT-SIGNATURE or X-PAYMENT)`,
+      });
+    }
+    if (!x402.matches(payment, requirements)) {
+      throw await refuse({ error: "payment_requirements_mismatch", message: "the payment does not answer this endpoint's requirements (scheme, network, asset, amount, payTo); pay what `accepts` lists" });
+    }
+    const { authorization } = payment;
+    if (!same(authorization.from, wallet)) {
+      throw await refuse({ error: "payer_mismatch", message: `the payment is signed by ${authorization.from}, not by the authenticated wallet ${wallet}; a wallet pays for its own calls` });
+    }
+    const key = ReplayGuard.key({ network: x402.network, asset: requirements.asset, payer: authorization.from, nonce: authorization.nonce });
+    if (!this.guard.reserve(key, Number(authorization.validBefore))) {
+      throw await refuse({ error: "nonce_already_used", message: "this payment authorization has already been used (one authorization pays for one call); sign a new one" });
+    }
+
+    let settling = false;
+    try {
+      let verdict;
+      try {
+        verdict = await x402.verify(payment, requirements, resource);
+      } catch (error) {
+        if (!(error instanceof FacilitatorUnavailable)) throw error;
+        console.warn(`[engram] x402: ${error.message}`);
+        throw await refuse({ error: "facilitator_unavailable", message: "the payment facilitator cannot be reached to verify the payment; nothing was charged or stored, try again later" });
+      }
+      if (!verdict.isValid) {
+        const reason = verdict.invalidReason ?? "invalid_payment";
+        throw await refuse({ error: reason, message: `the facilitator rejected the payment: ${verdict.invalidMessage ?? reason}` });
+      }
+      if (verdict.payer && !same(verdict.payer, wallet)) {
+        throw await refuse({ error: "payer_mismatch", message: `the payment is made by ${verdict.payer}, not by the authenticated wallet ${wallet}` });
+      }
+
+      const staged = await this.staging.stage(work);
+
+      settling = true;
+      let settlement;
+      try {
+        settlement = await x402.settle(payment, requirements, resource);
+      } catch (error) {
+        if (!(error instanceof FacilitatorUnavailable)) throw error;
+        console.warn(`[engram] x402: ${error.message}`);
+        throw await refuse({ error: "settlement_failed", message: "the payment facilitator did not confirm settlement; the call was not applied (nothing stored)" });
+      }
+      const receipt = paymentResponseHeaders(payment.version, settlement);
+      if (!settlement.success) {
+        const reason = settlement.errorReason ?? "settlement_failed";
+        throw await refuse({ error: "settlement_failed", message: `the payment did not settle (${settlement.errorMessage ?? reason}); the call was not applied (nothing stored)` }, receipt);
+      }
+
+      for (const [name, value] of Object.entries(receipt)) setHeader(name, value);
+      setHeader("Cache-Control", "private");
+      try {
+        await staged.commit();
+      } catch (error) {
+        console.error(`[engram] x402: payment settled (${settlement.transaction}) but its writes failed:`, error);
+        throw new ReplyError({
+          status: 500,
+          body: { error: "settled_not_stored", message: `the payment settled (transaction ${settlement.transaction}) but the result could not be saved; keep the PAYMENT-RESPONSE receipt and contact the operator` },
+          headers: { ...receipt, "Cache-Control": "private" },
+        });
+      }
+      return staged.result;
+    } catch (error) {
+      if (!settling) this.guard.release(key);
+      throw error;
+    }
+  }
+
+  /** A 402 with this route's requirements in both forms (or none, when none can be built). */
+  private async refusal(x402: X402Server, requirements: PaymentRequirements | null, resource: ResourceInfo, refusal: Refusal, headers?: Record<string, string>): Promise<ReplyError> {
+    const accepts = requirements ? [requirements] : [];
+    const document = await x402.paymentRequired(accepts, resource, refusal.error);
+    return paymentRequiredReply(refusal, document, accepts.map((r) => x402.toV1(r, resource)), headers);
+  }
+
+  /** PAYMENTS=off: nothing to pay, so the 402 lists no requirements and says why. */
+  private disabled(route: PaidRoute, url: string): ReplyError {
+    const refusal = { error: "payments_disabled", message: `the ${this.freeTier.total} free calls of this wallet are used and this server does not take payments (PAYMENTS=off), so ${route} cannot be served` };
+    return paymentRequiredReply(refusal, { x402Version: 2, error: refusal.error, resource: { url, description: route, mimeType: "application/json" }, accepts: [] }, []);
   }
 }

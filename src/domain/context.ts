@@ -94,7 +94,14 @@ export class ContextAssembler {
         merged.push(head);
         continue;
       }
-      const summary = await this.summarizer(cluster.map((c) => c.content));
+      const summary = await this.summarizer(cluster.map((c) => c.content)).catch((error: unknown) => {
+        console.warn(`[engram] context summarize: LLM merge failed, keeping the best-ranked memory (${error instanceof Error ? error.message : error})`);
+        return null;
+      });
+      if (!summary) {
+        merged.push(head);
+        continue;
+      }
       tokensUsed += summary.tokens;
       merged.push({ ...head, content: summary.content, source: "summary", tags: [...new Set(cluster.flatMap((c) => c.tags))] });
     }

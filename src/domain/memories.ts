@@ -1,13 +1,16 @@
 import type { MemoryFilter, MemoryStore, Page } from "../store/port";
 import type { HistoryEntry } from "./history";
-import { DEFAULT_NAMESPACE, expiryProblem, metadataProblem, type Memory, type PatchFields, type StoreFields } from "./memory";
+import { DEFAULT_NAMESPACE, expiryProblem, metadataProblem, PatchFields, type Memory, type StoreFields } from "./memory";
 import { immutableConflict, invalid, notFound } from "./errors";
 import { isDuplicate, merge, type Candidate } from "./dedup";
 import { contentHash } from "./text";
 import type { Clock, TextEmbedder } from "./ports";
 
 export interface StoreOutcome {
+  /** one per input item: the new id, or the id it was deduplicated into */
   ids: string[];
+  /** the ids of the memories actually created, in input order */
+  fresh_ids: string[];
   stored: number;
   deduplicated: number;
   tokens_used: number;
@@ -25,8 +28,11 @@ export class Memories {
     private readonly dedupThreshold: number,
   ) {}
 
-  /** Validates every item first (all-or-nothing), then embeds, dedups and stores in one engine call. */
-  async storeMany(userId: string, items: StoreFields[]): Promise<StoreOutcome> {
+  /**
+   * Validates every item first (all-or-nothing), then embeds, dedups and stores in one engine call.
+   * `merge: false` (ingest) leaves an existing duplicate untouched instead of folding the new one in.
+   */
+  async storeMany(userId: string, items: StoreFields[], { merge: mergeDuplicates = true } = {}): Promise<StoreOutcome> {
     const now = this.clock();
     items.forEach((item, i) => this.checkStoreFields(item, now, items.length > 1 ? `memories[${i}].` : ""));
     const { vectors, tokens } = await this.embedder.embed(items.map((i) => i.content));
@@ -37,13 +43,13 @@ export class Memories {
     for (const candidate of candidates) {
       const twin = fresh.find((f) => isDuplicate(f, candidate, this.dedupThreshold));
       if (twin) {
-        twin.memory = merge(twin.memory, candidate.memory, twin.memory.updated_at);
+        if (mergeDuplicates) twin.memory = merge(twin.memory, candidate.memory, twin.memory.updated_at);
         ids.push(twin.memory.id);
         continue;
       }
       const existing = merged.get(candidate.memory.id) ?? (await this.findDuplicate(userId, candidate, now));
       if (existing) {
-        merged.set(existing.id, merge(merged.get(existing.id) ?? existing, candidate.memory, iso(now)));
+        if (mergeDuplicates) merged.set(existing.id, merge(merged.get(existing.id) ?? existing, candidate.memory, iso(now)));
         ids.push(existing.id);
         continue;
       }
@@ -52,7 +58,8 @@ export class Memories {
     }
     await this.store.insertMemories(fresh);
     for (const memory of merged.values()) await this.store.updateMemory(userId, { memory });
-    return { ids, stored: fresh.length, deduplicated: items.length - fresh.length, tokens_used: tokens.reduce((a, b) => a + b, 0) };
+    const freshIds = fresh.map((f) => f.memory.id);
+    return { ids, fresh_ids: freshIds, stored: fresh.length, deduplicated: items.length - fresh.length, tokens_used: tokens.reduce((a, b) => a + b, 0) };
   }
 
   private checkStoreFields(item: StoreFields, now: number, prefix: string): void {
@@ -104,10 +111,12 @@ export class Memories {
   }
 
   /** Applies a PATCH; records the fields that actually changed as a history entry. */
-  async update(userId: string, id: string, patch: PatchFields): Promise<Memory> {
+  async update(userId: string, id: string, input: PatchFields): Promise<Memory> {
     const now = this.clock();
     const current = await this.get(userId, id);
     if (current.immutable) throw immutableConflict(id);
+    const patch = patchableOnly(input);
+    if (Object.keys(patch).length === 0) throw invalid(`give at least one of: ${PATCHABLE.join(", ")}`);
     const problem = (patch.metadata && metadataProblem(patch.metadata)) || expiryProblem(patch.expires_at, now);
     if (problem) throw invalid(problem);
     const changes = changedFields(current, normalizePatch(patch));
@@ -152,6 +161,18 @@ export class Memories {
     // Pinning changes ranking, not the record's content, so the core endpoints allow it on immutable memories.
     await this.store.updateMemory(userId, { memory: { ...memory, pinned, updated_at: iso(this.clock()) } });
   }
+}
+
+const PATCHABLE = Object.keys(PatchFields.properties) as (keyof PatchFields)[];
+
+/**
+ * Only the fields a client may change: a batch item is checked against PatchFields but keeps any
+ * other keys it was sent, and those (`deleted_at`, `access_count`, `user_id`…) must never reach the record.
+ */
+function patchableOnly(input: PatchFields): PatchFields {
+  const patch: Record<string, unknown> = {};
+  for (const key of PATCHABLE) if (input[key] !== undefined) patch[key] = input[key];
+  return patch as PatchFields;
 }
 
 function normalizePatch(patch: PatchFields): PatchFields {

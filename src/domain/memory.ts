@@ -52,10 +52,10 @@ const Timestamp = t.String({ format: "date-time" });
 export const Uuid = t.String({ format: "uuid" });
 
 /** metadata: free-form, but `tags` (when present) is a bounded string list. Size and depth are checked by `metadataProblem`. */
-export const Metadata = t.Object(
-  { tags: t.Optional(t.Array(t.String({ maxLength: LIMITS.tagChars }), { maxItems: LIMITS.tags })) },
-  { additionalProperties: true, maxProperties: LIMITS.metadataKeys },
-);
+export const Metadata = t.Intersect([
+  t.Record(t.String(), t.Unknown(), { maxProperties: LIMITS.metadataKeys }),
+  t.Object({ tags: t.Optional(t.Array(t.String({ maxLength: LIMITS.tagChars }), { maxItems: LIMITS.tags })) }),
+]);
 export type Metadata = Static<typeof Metadata>;
 
 /** The memory record, as stored and as returned. Timestamps are ISO 8601 UTC strings everywhere. */

@@ -57,6 +57,7 @@ interface Slice {
 export class WorkerEmbedder implements Embedder {
   private queue: Job[] = [];
   private inFlight: Slice[] | null = null;
+  private inFlightId = 0;
   private nextId = 1;
   private closed = false;
   private dead: Error | null = null;
@@ -90,6 +91,8 @@ export class WorkerEmbedder implements Embedder {
     if (this.dead) return Promise.reject(this.dead);
     if (this.closed) return Promise.reject(new Error("embedder is closed"));
     if (texts.length === 0) return Promise.resolve({ vectors: [], tokens: [] });
+    // Checked here: a bad text failing inside the worker would fail every caller sharing its batch.
+    if (!texts.every((t) => typeof t === "string")) return Promise.reject(new TypeError("embed() takes an array of strings"));
     this.counters.requests++;
     this.counters.texts += texts.length;
     return new Promise((resolve, reject) => {
@@ -109,10 +112,11 @@ export class WorkerEmbedder implements Embedder {
       return;
     }
     this.inFlight = slices;
+    this.inFlightId = this.nextId++;
     this.counters.batches++;
     const texts = slices.flatMap((s) => s.job.texts.slice(s.start, s.end));
     this.worker.ref();
-    this.post({ type: "embed", id: this.nextId++, texts });
+    this.post({ type: "embed", id: this.inFlightId, texts });
   }
 
   /** Up to MAX_BATCH_TEXTS texts from the head of the queue, splitting a job if needed. */
@@ -132,7 +136,7 @@ export class WorkerEmbedder implements Embedder {
 
   private onMessage(msg: FromWorker): void {
     const slices = this.inFlight;
-    if (!slices || msg.type === "ready") return;
+    if (!slices || msg.type === "ready" || msg.id !== this.inFlightId) return;
     this.inFlight = null;
     if (msg.type === "error") this.rejectSlices(slices, new Error(`embedding failed: ${msg.message}`));
     else this.deliver(slices, msg);
@@ -170,6 +174,7 @@ export class WorkerEmbedder implements Embedder {
     if (this.inFlight) this.rejectSlices(this.inFlight, err);
     for (const job of [...this.queue]) this.rejectJob(job, err);
     this.inFlight = null;
+    this.worker.terminate();
     this.drained?.();
   }
 

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { env, pipeline, Tensor, type FeatureExtractionPipeline } from "@huggingface/transformers";
 import { loadFailureMessage, type ModelSource } from "./model-spec.ts";
+import { lengthGroups } from "./length-groups.ts";
 import { meanPoolNormalize, type Pooled } from "./pooling.ts";
 
 /**
@@ -62,8 +63,19 @@ class PipelineEngine implements Engine {
   }
 
   async embed(texts: string[]): Promise<Pooled> {
-    const { pooled } = await this.run(texts);
-    return pooled;
+    const groups = lengthGroups(texts);
+    if (groups.length === 1) return (await this.run(texts)).pooled;
+    const dim = this.dimension;
+    const vectors = new Float32Array(texts.length * dim);
+    const tokens = new Int32Array(texts.length);
+    for (const group of groups) {
+      const { pooled } = await this.run(group.map((i) => texts[i]!));
+      group.forEach((i, k) => {
+        vectors.set(pooled.vectors.subarray(k * dim, (k + 1) * dim), i * dim);
+        tokens[i] = pooled.tokens[k]!;
+      });
+    }
+    return { vectors, tokens };
   }
 
   private async run(texts: string[]): Promise<{ pooled: Pooled; dim: number }> {
@@ -72,7 +84,7 @@ class PipelineEngine implements Engine {
     const mask = inputs.attention_mask as Tensor;
     const [batch = 0, seq = 0] = ids.dims;
     if (seq === 0) {
-      // All texts empty: nothing to run (ORT dislikes zero-length axes); zero vectors.
+      // Only empty texts: nothing to look up, and a non-glove model may reject a 0-length axis.
       const pooled = meanPoolNormalize(new Float32Array(0), new BigInt64Array(0), batch, 0, this.dimension);
       return { pooled, dim: this.dimension };
     }

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { readGlove, defaultGlovePath, type GloveSource } from "./glove-source.ts";
 import { encodeGatherModel } from "./onnx-proto.ts";
 import { commonComponent, harmonic, removeComponent, sifWeight, zipfProbability } from "./sif.ts";
@@ -87,11 +87,12 @@ export async function buildGloveModel(opts: GloveBuildOptions, replace = true): 
   const dir = gloveModelDir(opts.cacheDir, opts.name);
   const sourcePath = opts.sourcePath ?? defaultGlovePath();
 
+  removeStaleTemps(dir);
   log(`reading vectors from ${sourcePath}…`);
   const source = await readGlove(sourcePath);
   const files = buildFiles(source, opts, log);
 
-  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  const tmp = `${dir}.tmp-${uniqueSuffix()}`;
   mkdirSync(join(tmp, "onnx"), { recursive: true });
   try {
     log(`writing onnx (${(files.onnx.length / 1e6).toFixed(1)} MB)…`);
@@ -113,7 +114,7 @@ export async function buildGloveModel(opts: GloveBuildOptions, replace = true): 
 function swapInto(tmp: string, dir: string, replace: boolean): void {
   if (existsSync(dir)) {
     if (!replace && isGloveModelCurrent(dir)) return;
-    const old = `${dir}.old-${process.pid}-${Date.now()}`;
+    const old = `${dir}.old-${uniqueSuffix()}`;
     renameSync(dir, old); // rename cannot replace a non-empty folder: move the old one aside first
     rmSync(old, { recursive: true, force: true });
   }
@@ -122,6 +123,24 @@ function swapInto(tmp: string, dir: string, replace: boolean): void {
   } catch (err) {
     if (!isGloveModelCurrent(dir)) throw err;
   }
+}
+
+/** Temp folders left by a build that was killed; builds take seconds, so an hour-old one is dead. */
+function removeStaleTemps(dir: string): void {
+  const parent = dirname(dir);
+  if (!existsSync(parent)) return;
+  const prefix = `${basename(dir)}.tmp-`;
+  for (const entry of readdirSync(parent)) {
+    const path = join(parent, entry);
+    if (entry.startsWith(prefix) && Date.now() - statSync(path).mtimeMs > 3_600_000) {
+      rmSync(path, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Two builds may run at once, even in one process (two workers starting together). */
+function uniqueSuffix(): string {
+  return `${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
 }
 
 interface ModelFiles {

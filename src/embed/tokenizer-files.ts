@@ -7,7 +7,12 @@ export const PAD_TOKEN = "[PAD]";
 export const UNK_TOKEN = "[UNK]";
 /** Ids 0 and 1; vocabulary words start at SPECIAL_TOKENS.length. */
 export const SPECIAL_TOKENS = [PAD_TOKEN, UNK_TOKEN] as const;
-export const MODEL_MAX_LENGTH = 512;
+/**
+ * Truncation length in tokens. A lookup model has no position limit; 2048 covers
+ * a full 8192-character memory (~1800 tokens) while bounding a padded batch
+ * (64 × 2048 × 100 floats = 52 MB) if one long text lands among short ones.
+ */
+export const MODEL_MAX_LENGTH = 2048;
 
 /** Same character class as the `tokenizers` BertPreTokenizer (Unicode P + ASCII punctuation). */
 const PUNCT = "\\p{P}\\u0021-\\u002F\\u003A-\\u0040\\u005B-\\u0060\\u007B-\\u007E";

@@ -8,6 +8,7 @@ import { relationRoutes } from "./routes/relations";
 import { retrievalRoutes } from "./routes/retrieval";
 import { accountRoutes, publicRoutes } from "./routes/account";
 import { exploreRoutes } from "./routes/explore";
+import { ingestRoutes } from "./routes/ingest";
 
 /** The whole HTTP surface; routes are thin: schema-validated, delegating to src/domain. */
 export function createApp(deps: AppDeps) {
@@ -40,5 +41,6 @@ export function createApp(deps: AppDeps) {
     .use(memoryRoutes(deps))
     .use(relationRoutes(deps))
     .use(retrievalRoutes(deps))
-    .use(exploreRoutes(deps));
+    .use(exploreRoutes(deps))
+    .use(ingestRoutes(deps));
 }

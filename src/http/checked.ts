@@ -8,3 +8,21 @@ export function checked<S extends TSchema>(schema: S, value: unknown): Static<S>
   if (first) throw invalid(`${first.path.slice(1).replaceAll("/", ".") || "item"}: ${first.message}`);
   return value as Static<S>;
 }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A `transform` hook for bodies with optional nested objects. Elysia's default normalizer
+ * (exact-mirror) rebuilds nested objects from the schema *before* validating them, so a string,
+ * number or array sent where an object belongs comes out as `{}` or `{"0":"a",…}` and passes.
+ * This rejects such values first, with a 422 naming the field.
+ */
+export const nestedObjects =
+  (...fields: string[]) =>
+  ({ body }: { body: unknown }): void => {
+    if (!isPlainObject(body)) return;
+    for (const field of fields) {
+      const value = body[field];
+      if (value !== undefined && !isPlainObject(value)) throw invalid(`body/${field}: Expected object`);
+    }
+  };

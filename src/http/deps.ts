@@ -4,10 +4,14 @@ import type { Clock, TextEmbedder } from "../domain/ports";
 import { Memories } from "../domain/memories";
 import { Recall } from "../domain/recall";
 import { Relations } from "../domain/relations";
-import { ContextAssembler, type ClusterSummarizer } from "../domain/context";
+import { ContextAssembler } from "../domain/context";
+import { Ingest } from "../domain/ingest/ingest";
+import { configuredLanguageTools } from "../llm/configured";
 import { SessionTokens } from "../auth/session-token";
 import { FreeTier } from "../billing/free-tier";
 import { Paywall } from "../billing/paywall";
+import { StagingStore } from "../billing/staged-writes";
+import { X402Server } from "../billing/x402-server";
 
 /** Everything the routes use, built once from the configuration and the two I/O parts. */
 export interface AppDeps {
@@ -20,25 +24,32 @@ export interface AppDeps {
   recall: Recall;
   relations: Relations;
   context: ContextAssembler;
+  ingest: Ingest;
   freeTier: FreeTier;
   paywall: Paywall;
 }
 
 export function buildDeps(config: Config, store: MemoryStore, embedder: TextEmbedder, clock: Clock = Date.now): AppDeps {
+  // Paid calls hold their writes back until their payment settles (src/billing/staged-writes.ts); transparent otherwise.
+  const staging = new StagingStore(store);
+  store = staging;
   const freeTier = new FreeTier(store, config.FREE_TIER_CALLS);
   const recall = new Recall(store, embedder, clock);
-  const summarizer: ClusterSummarizer | null = null;
+  const { extractor, summarizer } = configuredLanguageTools(config);
+  const memories = new Memories(store, embedder, clock, config.DEDUP_SIMILARITY);
+  const relations = new Relations(store, clock);
   return {
     config,
     store,
     embedder,
     clock,
     tokens: new SessionTokens(config.JWT_SECRET),
-    memories: new Memories(store, embedder, clock, config.DEDUP_SIMILARITY),
+    memories,
     recall,
     context: new ContextAssembler(store, embedder, recall, clock, summarizer),
-    relations: new Relations(store, clock),
+    relations,
+    ingest: new Ingest(extractor, memories, relations, store, clock),
     freeTier,
-    paywall: new Paywall(freeTier, { network: config.X402_NETWORK, payTo: config.X402_PAY_TO }),
+    paywall: new Paywall(freeTier, staging, X402Server.fromConfig(config)),
   };
 }

@@ -25,11 +25,20 @@ export class ReplyError extends Error {
   }
 }
 
+/**
+ * Elysia checks a number converted from the query string on its own, after conversion, and so
+ * reports it with type "property" and no path: such query schemas carry their name as `title`
+ * (e.g. `t.Integer({ minimum: 1, title: "limit" })`) so the reply can still name the field.
+ */
+function fieldOf(error: ValidationError, e: (typeof error.all)[number]): string {
+  const path = "path" in e ? e.path.split("/").filter(Boolean) : [];
+  const title = "schema" in e && typeof e.schema?.title === "string" ? e.schema.title : undefined;
+  if (error.type === "property" && path.length === 0 && title) return `query/${title}`;
+  return [error.type, ...path].join("/");
+}
+
 function validationReply(error: ValidationError): ErrorReply {
-  const details = error.all.map((e) => ({
-    field: [error.type, ...("path" in e ? e.path.split("/").filter(Boolean) : [])].join("/"),
-    message: e.message,
-  }));
+  const details = error.all.map((e) => ({ field: fieldOf(error, e), message: e.message }));
   const first = details[0];
   const message = first ? `${first.field}: ${first.message}` : `invalid ${error.type}`;
   return { status: 422, body: { error: "validation_failed", message, details } };

@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import type { MemoryStore } from "./port";
 import { SqliteStore } from "./sqlite/sqlite-store";
+import { RedisStore } from "./redis/redis-store";
 
 /** The configured engine. */
 export async function openStore(config: Pick<Config, "STORE" | "DATA_DIR" | "REDIS_URL">): Promise<MemoryStore> {
@@ -8,6 +9,6 @@ export async function openStore(config: Pick<Config, "STORE" | "DATA_DIR" | "RED
     case "sqlite":
       return new SqliteStore(config.DATA_DIR);
     case "redis":
-      throw new Error("STORE=redis is not available in this build yet; use STORE=sqlite");
+      return RedisStore.connect(config.REDIS_URL, { keyPrefix: "engram:" });
   }
 }

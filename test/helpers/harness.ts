@@ -78,16 +78,20 @@ export class TestWallet {
   }
 }
 
+/** What `Client` sends requests with: the global fetch, or a wrapper such as @x402/fetch's paying fetch. */
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
 /** A small HTTP client bound to a service and a wallet. */
 export class Client {
   constructor(
     private readonly service: TestService,
     readonly wallet: TestWallet = new TestWallet(),
+    private readonly fetcher: Fetch = fetch,
   ) {}
 
   async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
     const auth = await this.wallet.header(Math.floor(this.service.now() / 1000));
-    const res = await fetch(this.service.url + path, {
+    const res = await this.fetcher(this.service.url + path, {
       method,
       headers: { "x-wallet-auth": auth, ...(body !== undefined && { "content-type": "application/json" }), ...headers },
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),

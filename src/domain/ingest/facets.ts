@@ -1,7 +1,6 @@
 import { expandContractions } from "./offline/rewrite.ts";
 import { isFiniteAt, skipAdverbs } from "./offline/grammar.ts";
 import {
-  NEGATIONS,
   PROJECT_SUBJECTS,
   STOPWORDS,
   VALUE_CATEGORIES,
@@ -137,5 +136,3 @@ export function isNegated(content: string): boolean {
   const text = expandContractions(content).toLowerCase().replace(/,\s*not\b[^,]*$/, "");
   return NEGATION_PATTERN.test(text);
 }
-
-export { NEGATIONS };

@@ -18,8 +18,8 @@ export const coreRoutes = (deps: AppDeps) =>
       {
         query: t.Object({
           namespace: t.Optional(t.String()),
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: LIMITS.pageSize })),
-          offset: t.Optional(t.Integer({ minimum: 0 })),
+          limit: t.Optional(t.Integer({ minimum: 1, maximum: LIMITS.pageSize, title: "limit" })),
+          offset: t.Optional(t.Integer({ minimum: 0, title: "offset" })),
         }),
         response: { 200: t.Object({ memories: t.Array(CoreMemory), total: t.Integer() }) },
         detail: { summary: "List pinned memories" },

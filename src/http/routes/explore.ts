@@ -19,7 +19,7 @@ export const exploreRoutes = (deps: AppDeps) =>
         return { suggestions: found.map(({ memory, reason }) => ({ reason, memory: listed(memory) })) };
       },
       {
-        query: t.Object({ namespace: t.Optional(t.String()), limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })) }),
+        query: t.Object({ namespace: t.Optional(t.String()), limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, title: "limit" })) }),
         response: { 200: t.Object({ suggestions: t.Array(t.Object({ reason: SuggestionReason, memory: ListedMemory })) }) },
         detail: {
           summary: "Memories worth a look",
@@ -42,8 +42,8 @@ export const exploreRoutes = (deps: AppDeps) =>
         query: t.Object({
           memory_id: t.Optional(Uuid),
           namespace: t.Optional(t.String()),
-          depth: t.Optional(t.Integer({ minimum: 1, maximum: 3 })),
-          max_nodes: t.Optional(t.Integer({ minimum: 1, maximum: 500 })),
+          depth: t.Optional(t.Integer({ minimum: 1, maximum: 3, title: "depth" })),
+          max_nodes: t.Optional(t.Integer({ minimum: 1, maximum: 500, title: "max_nodes" })),
         }),
         response: {
           200: t.Object({

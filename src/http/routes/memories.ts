@@ -23,7 +23,7 @@ export const memoryRoutes = (deps: AppDeps) =>
     .post(
       "/v1/store",
       async ({ body, wallet, userId, setHeader, request, set }) => {
-        const outcome = await deps.paywall.charge(wallet, "POST /v1/store", { url: request.url, headers: {} }, setHeader, () =>
+        const outcome = await deps.paywall.charge(wallet, "POST /v1/store", request, setHeader, () =>
           deps.memories.storeMany(userId, [body]),
         );
         set.status = 201;
@@ -38,7 +38,7 @@ export const memoryRoutes = (deps: AppDeps) =>
     .post(
       "/v1/store/batch",
       async ({ body, wallet, userId, setHeader, request, set }) => {
-        const outcome = await deps.paywall.charge(wallet, "POST /v1/store/batch", { url: request.url, headers: {} }, setHeader, () =>
+        const outcome = await deps.paywall.charge(wallet, "POST /v1/store/batch", request, setHeader, () =>
           deps.memories.storeMany(userId, body.memories),
         );
         set.status = 201;
@@ -62,8 +62,8 @@ export const memoryRoutes = (deps: AppDeps) =>
       },
       {
         query: t.Object({
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: LIMITS.pageSize })),
-          offset: t.Optional(t.Integer({ minimum: 0 })),
+          limit: t.Optional(t.Integer({ minimum: 1, maximum: LIMITS.pageSize, title: "limit" })),
+          offset: t.Optional(t.Integer({ minimum: 0, title: "offset" })),
           tags: t.Optional(t.String()),
           ...Scope,
         }),
@@ -74,11 +74,11 @@ export const memoryRoutes = (deps: AppDeps) =>
     .patch(
       "/v1/memories/batch",
       async ({ body, wallet, userId, setHeader, request }) =>
-        deps.paywall.charge(wallet, "PATCH /v1/memories/batch", { url: request.url, headers: {} }, setHeader, async () => {
+        deps.paywall.charge(wallet, "PATCH /v1/memories/batch", request, setHeader, async () => {
           const errors: { id: string; status: number; message: string }[] = [];
           let updated = 0;
           for (const item of body.updates) {
-            const id = typeof item.id === "string" ? item.id : String(item.id);
+            const id = String((item as { id?: unknown } | null)?.id);
             try {
               const { id: _, ...patch } = checked(BatchUpdate, item);
               await deps.memories.update(userId, id, patch);
@@ -91,8 +91,9 @@ export const memoryRoutes = (deps: AppDeps) =>
           return { updated, errors };
         }),
       {
-        // Items are validated one by one in the handler, so one bad item is reported, not fatal.
-        body: t.Object({ updates: t.Array(t.Record(t.String(), t.Unknown()), { minItems: 1, maxItems: LIMITS.batch }) }),
+        // Items are validated one by one in the handler, so one bad item is reported, not fatal. They are
+        // t.Unknown, not t.Record: Elysia coerces a string into an array of records ("ab" → [{0:"a"},{0:"b"}]).
+        body: t.Object({ updates: t.Array(t.Unknown({ description: "{id, ...fields}" }), { minItems: 1, maxItems: LIMITS.batch }) }),
         response: { 200: t.Object({ updated: t.Integer(), errors: t.Array(t.Object({ id: t.String(), status: t.Integer(), message: t.String() })) }) },
         detail: { summary: "Update up to 100 memories (paid)", description: "Failing items (404, 409, 422) are reported in `errors`; the rest proceed." },
       },

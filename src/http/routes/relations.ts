@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { RelationType, Uuid } from "../../domain/memory";
 import { ListedRelation, Relation } from "../../domain/relation";
 import { authPlugin } from "../auth-plugin";
+import { nestedObjects } from "../checked";
 import type { AppDeps } from "../deps";
 
 /** Typed relations between memories (the graph's edges). */
@@ -17,6 +18,7 @@ export const relationRoutes = (deps: AppDeps) =>
       },
       {
         params: t.Object({ id: Uuid }),
+        transform: nestedObjects("metadata"),
         body: t.Object({ target_id: Uuid, relation_type: RelationType, metadata: t.Optional(t.Record(t.String(), t.Unknown())) }),
         response: { 201: Relation },
         detail: { summary: "Relate this memory (source) to a target memory", description: "404 if either memory is missing; 409 if the same typed relation exists; 422 for a self-relation." },

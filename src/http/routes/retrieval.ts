@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { LIMITS, MemoryType } from "../../domain/memory";
 import { keywordSearch } from "../../domain/search";
 import { authPlugin } from "../auth-plugin";
+import { nestedObjects } from "../checked";
 import type { AppDeps } from "../deps";
 import { recalled, RecalledMemorySchema, searched, SearchedMemory } from "../present";
 import { ContextItem } from "../../domain/context";
@@ -15,7 +16,7 @@ export const retrievalRoutes = (deps: AppDeps) =>
     .post(
       "/v1/recall",
       async ({ body, wallet, userId, setHeader, request }) =>
-        deps.paywall.charge(wallet, "POST /v1/recall", { url: request.url, headers: {} }, setHeader, async () => {
+        deps.paywall.charge(wallet, "POST /v1/recall", request, setHeader, async () => {
           const { results, query_tokens } = await deps.recall.run(userId, {
             query: body.query,
             limit: body.limit ?? 5,
@@ -33,6 +34,7 @@ export const retrievalRoutes = (deps: AppDeps) =>
           return { memories: results.map(recalled), query_tokens };
         }),
       {
+        transform: nestedObjects("filters"),
         body: t.Object({
           query: t.String({ minLength: 1, maxLength: LIMITS.recallQuery }),
           limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
@@ -74,7 +76,7 @@ export const retrievalRoutes = (deps: AppDeps) =>
     .post(
       "/v1/context",
       async ({ body, wallet, userId, setHeader, request }) =>
-        deps.paywall.charge(wallet, "POST /v1/context", { url: request.url, headers: {} }, setHeader, async () => {
+        deps.paywall.charge(wallet, "POST /v1/context", request, setHeader, async () => {
           const { llm_tokens: _, ...assembled } = await deps.context.assemble(userId, {
             query: body.query,
             filter: { namespace: body.namespace, session_id: body.session_id, agent_id: body.agent_id },

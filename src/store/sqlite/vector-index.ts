@@ -1,92 +1,617 @@
 import type { Database } from "bun:sqlite";
 import type { Memory } from "../../domain/memory";
 import type { MemoryFilter } from "../port";
-import { memoryWhere, type SqlParam } from "./filter-sql";
+import { memoryWhere } from "./filter-sql";
+import { kernelFor, type Kernel, type ScoreFn } from "./vector-kernel";
 
-/** vec0 has no NULL metadata values and no "no expiry": these sentinels stand in. */
-const NO_SCOPE = "";
-const NEVER = Number.MAX_SAFE_INTEGER;
+export interface Neighbour {
+  rowid: number;
+  /** cosine distance, 1 - cosine similarity */
+  distance: number;
+}
+
+export interface VectorIndexOptions {
+  /** Rows kept in memory across all users; least recently searched users are dropped beyond it (default 1,000,000, ~600 MB at 100-d). */
+  maxCachedRows?: number;
+}
+
+/** Process-wide counters, for benchmarks and diagnostics. */
+export const vectorIndexCounters = {
+  /** searches answered from the cache */
+  searches: 0,
+  /** searches that needed the second (bound) pass */
+  secondPasses: 0,
+  /** searches answered by the SQL scan (inside a transaction, include_deleted, unparsable dates) */
+  sqlScans: 0,
+  /** users loaded from `memories` */
+  loads: 0,
+};
+
+/** Users with fewer rows are searched with a plain exact scan; from this size on with the int8 SIMD kernel. */
+const KERNEL_MIN_ROWS = 2048;
+/** Candidates rescored exactly beyond k in the first pass. */
+const EXTRA_CANDIDATES = 32;
+/** Slack for float rounding in the quantization bound (cosine units). */
+const ROUNDING_SLACK = 1e-5;
+/** A user whose pending changes exceed this share of its rows is reloaded instead of patched. */
+const RELOAD_SHARE = 0.25;
+
+/** The columns the index mirrors, as read from `memories`. */
+interface IndexedRow {
+  rowid: number;
+  user_id: string;
+  embedding: Uint8Array;
+  namespace: string;
+  session_id: string | null;
+  agent_id: string | null;
+  memory_type: string;
+  pinned: number;
+  created_at: string;
+  expires_at: string | null;
+  /** JSON text of metadata.tags, or null */
+  tags: string | null;
+  deleted_at: string | null;
+}
+
+const ROW_COLUMNS = `rowid, user_id, embedding, namespace, session_id, agent_id, memory_type, pinned, created_at, expires_at,
+  json_extract(metadata, '$.tags') as tags, deleted_at`;
 
 /**
- * The sqlite-vec vec0 table: one row per active memory (rowid = memories.rowid),
- * partitioned by user, with the scalar filters as metadata columns so KNN
- * applies them while it scans (pre-filtering).
+ * Exact k-nearest-neighbour search over each user's active memories, with every MemoryFilter field
+ * applied while scanning (so k results come back whenever k rows match).
+ *
+ * The `memories` table stays the only source of truth; this is a cache derived from its committed
+ * rows. A user's vectors are loaded on their first search into a per-user matrix: unit f32 vectors
+ * plus, from KERNEL_MIN_ROWS rows on, an int8 copy (per-row scale) that a WebAssembly SIMD kernel
+ * scans in one pass. The int8 scores pick candidates and a proven bound on their quantization error
+ * decides how many to rescore in f32 so the top k are exactly the top k by f32 cosine.
+ *
+ * Consistency: `upsert`/`remove` are called inside the store's write transactions, which may roll
+ * back, so they only mark the row as pending; before the next search outside a transaction every
+ * pending row is re-read from `memories` and applied as committed. Writes by other connections are
+ * noticed through `pragma data_version` and drop the whole cache. Every write to a filter column or
+ * to the embedding must be reported through upsert/remove (sqlite-store's indexActive/unindex do).
  */
 export class VectorIndex {
-  constructor(private readonly db: Database) {}
+  private dimension = 0;
+  private readonly users = new Map<string, UserVectors>();
+  /** rowid → owning user, for rows written since the last sync (only for loaded users). */
+  private readonly pending = new Map<number, string>();
+  private dataVersion: number | null = null;
+  private readonly maxCachedRows: number;
+
+  constructor(
+    private readonly db: Database,
+    options: VectorIndexOptions = {},
+  ) {
+    this.maxCachedRows = options.maxCachedRows ?? 1_000_000;
+  }
 
   create(dimension: number): void {
-    this.db.exec(`create virtual table if not exists memory_vectors using vec0 (
-      user_id text partition key,
-      embedding float[${dimension}] distance_metric=cosine,
-      namespace text, session_id text, agent_id text, memory_type text,
-      created_at integer, expires_at integer
-    )`);
+    if (dimension !== this.dimension) this.reset();
+    this.dimension = dimension;
+    // Databases created before this index had a sqlite-vec table; it is dead weight now.
+    try {
+      this.db.exec("drop table if exists memory_vectors");
+    } catch {
+      // the vec0 module is not loaded: leave the orphan table alone
+    }
   }
 
   drop(): void {
-    this.db.exec("drop table if exists memory_vectors");
+    this.reset();
+    this.dimension = 0;
   }
 
-  upsert(rowid: number, memory: Memory, embedding: Float32Array): void {
-    this.remove(rowid);
-    this.db
-      .query(
-        `insert into memory_vectors (rowid, user_id, embedding, namespace, session_id, agent_id, memory_type, created_at, expires_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        rowid,
-        memory.user_id,
-        embedding,
-        memory.namespace,
-        memory.session_id ?? NO_SCOPE,
-        memory.agent_id ?? NO_SCOPE,
-        memory.memory_type,
-        Date.parse(memory.created_at),
-        memory.expires_at ? Date.parse(memory.expires_at) : NEVER,
-      );
+  upsert(rowid: number, memory: Memory, _embedding: Float32Array): void {
+    if (this.users.has(memory.user_id)) this.pending.set(rowid, memory.user_id);
   }
 
   remove(rowid: number): void {
-    this.db.query("delete from memory_vectors where rowid = ?").run(rowid);
-  }
-
-  /** Can the filter be answered inside vec0? (tags, pinned and upper date bounds cannot.) */
-  static handles(filter: MemoryFilter): boolean {
-    return !filter.tags?.length && filter.pinned === undefined && filter.created_before === undefined && !filter.include_deleted;
-  }
-
-  /** The k nearest active rows under the filter: vec0 KNN when it can apply the filter, else an exact scan of the filtered rows. */
-  nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): { rowid: number; distance: number }[] {
-    return VectorIndex.handles(filter) ? this.knn(userId, vector, filter, k, now) : this.exact(userId, vector, filter, k, now);
-  }
-
-  private exact(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): { rowid: number; distance: number }[] {
-    const where = memoryWhere(userId, filter, now);
-    return this.db
-      .query(`select m.rowid, vec_distance_cosine(m.embedding, ?) as distance from memories m where ${where.sql} order by distance limit ?`)
-      .all(vector, ...where.params, k) as { rowid: number; distance: number }[];
-  }
-
-  private knn(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): { rowid: number; distance: number }[] {
-    const clauses = ["embedding match ?", "k = ?", "user_id = ?", "expires_at > ?"];
-    const params: SqlParam[] = [vector, k, userId, now];
-    const eq = (column: string, value: string | undefined) => {
-      if (value === undefined) return;
-      clauses.push(`${column} = ?`);
-      params.push(value);
-    };
-    eq("namespace", filter.namespace);
-    eq("session_id", filter.session_id);
-    eq("agent_id", filter.agent_id);
-    eq("memory_type", filter.memory_type);
-    if (filter.created_after !== undefined) {
-      clauses.push("created_at > ?");
-      params.push(Date.parse(filter.created_after));
+    for (const [userId, user] of this.users) {
+      if (user.has(rowid)) {
+        this.pending.set(rowid, userId);
+        return;
+      }
     }
-    return this.db
-      .query(`select rowid, distance from memory_vectors where ${clauses.join(" and ")}`)
-      .all(...params) as { rowid: number; distance: number }[];
+  }
+
+  /** The k nearest active rows of the user under the filter, nearest first (ties by rowid). */
+  nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Neighbour[] {
+    if (k <= 0 || this.dimension === 0 || vector.length !== this.dimension) return [];
+    // Inside a write transaction the cache may not reflect what this connection sees; deleted rows are not cached.
+    if (this.db.inTransaction || filter.include_deleted || !cacheable(filter)) {
+      vectorIndexCounters.sqlScans++;
+      return this.nearestExact(userId, vector, filter, k, now);
+    }
+    vectorIndexCounters.searches++;
+    this.sync();
+    return this.load(userId).nearest(vector, filter, k, now);
+  }
+
+  /** The reference answer: an exact scan of the user's rows in SQLite with the filter as SQL. */
+  nearestExact(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Neighbour[] {
+    const query = unit(vector);
+    const where = memoryWhere(userId, filter, now);
+    const rows = this.db.query(`select m.rowid, m.embedding from memories m where ${where.sql}`).all(...where.params) as { rowid: number; embedding: Uint8Array }[];
+    const found: Neighbour[] = [];
+    for (const row of rows) {
+      const v = asFloats(row.embedding);
+      if (v.length !== query.length) continue;
+      found.push({ rowid: row.rowid, distance: 1 - cosineWithUnit(query, v) });
+    }
+    return found.sort(byDistance).slice(0, k);
+  }
+
+  /** Rows and users currently cached (for benchmarks and diagnostics). */
+  cached(): { users: number; rows: number } {
+    let rows = 0;
+    for (const user of this.users.values()) rows += user.size;
+    return { users: this.users.size, rows };
+  }
+
+  private reset(): void {
+    this.users.clear();
+    this.pending.clear();
+  }
+
+  /** Applies committed changes: other connections' (drop everything) and this one's pending rows. */
+  private sync(): void {
+    const { data_version: version } = this.db.query("pragma data_version").get() as { data_version: number };
+    if (this.dataVersion !== version) {
+      if (this.dataVersion !== null) this.reset();
+      this.dataVersion = version;
+    }
+    if (this.pending.size === 0) return;
+    const byUser = new Map<string, number[]>();
+    for (const [rowid, userId] of this.pending) {
+      const list = byUser.get(userId);
+      if (list) list.push(rowid);
+      else byUser.set(userId, [rowid]);
+    }
+    this.pending.clear();
+    for (const [userId, rowids] of byUser) {
+      const user = this.users.get(userId);
+      if (!user) continue;
+      if (rowids.length > RELOAD_SHARE * Math.max(user.size, 4096)) {
+        this.users.delete(userId); // cheaper to load afresh
+        continue;
+      }
+      const seen = new Set<number>();
+      for (let i = 0; i < rowids.length; i += 500) {
+        const chunk = rowids.slice(i, i + 500);
+        const rows = this.db.query(`select ${ROW_COLUMNS} from memories where rowid in (${chunk.map(() => "?").join(", ")})`).all(...chunk) as IndexedRow[];
+        for (const row of rows) {
+          seen.add(row.rowid);
+          if (row.user_id === userId && row.deleted_at === null) user.put(row);
+          else user.delete(row.rowid);
+        }
+      }
+      for (const rowid of rowids) if (!seen.has(rowid)) user.delete(rowid);
+    }
+  }
+
+  /** The user's cached vectors, loading them from `memories` on first use. */
+  private load(userId: string): UserVectors {
+    let user = this.users.get(userId);
+    if (user) {
+      this.users.delete(userId); // most recently used goes last
+      this.users.set(userId, user);
+      return user;
+    }
+    const rows = this.db.query(`select ${ROW_COLUMNS} from memories where user_id = ? and deleted_at is null`).all(userId) as IndexedRow[];
+    vectorIndexCounters.loads++;
+    user = new UserVectors(this.dimension, rows.length);
+    for (const row of rows) user.put(row);
+    this.evictFor(user.size);
+    this.users.set(userId, user);
+    return user;
+  }
+
+  private evictFor(incoming: number): void {
+    let total = incoming;
+    for (const user of this.users.values()) total += user.size;
+    for (const [userId, user] of this.users) {
+      if (total <= this.maxCachedRows) break;
+      total -= user.size;
+      this.users.delete(userId);
+    }
+    for (const [rowid, userId] of this.pending) if (!this.users.has(userId)) this.pending.delete(rowid);
+  }
+}
+
+/** Filters the cache evaluates exactly as memoryWhere does (dates must parse, as stored ones do). */
+function cacheable(filter: MemoryFilter): boolean {
+  const date = (value: string | undefined) => value === undefined || !Number.isNaN(Date.parse(value));
+  return date(filter.created_after) && date(filter.created_before);
+}
+
+const byDistance = (a: Neighbour, b: Neighbour) => a.distance - b.distance || a.rowid - b.rowid;
+
+function asFloats(blob: Uint8Array): Float32Array {
+  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2);
+  return new Float32Array(blob.slice().buffer);
+}
+
+/** The vector scaled to unit length (all zeros stays all zeros). */
+function unit(vector: Float32Array): Float64Array {
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
+  norm = Math.sqrt(norm);
+  const out = new Float64Array(vector.length);
+  if (norm > 0) for (let i = 0; i < vector.length; i++) out[i] = vector[i]! / norm;
+  return out;
+}
+
+function cosineWithUnit(query: Float64Array, v: Float32Array): number {
+  let dot = 0;
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) {
+    dot += query[i]! * v[i]!;
+    norm += v[i]! * v[i]!;
+  }
+  return norm === 0 ? 0 : dot / Math.sqrt(norm);
+}
+
+/** One user's active rows: unit vectors, their int8 copy (large users) and the filter columns. */
+class UserVectors {
+  size = 0;
+  private capacity: number;
+  private readonly slotOf = new Map<number, number>();
+  /** interned strings (namespace, session, agent, type, tags) → small ints */
+  private readonly dict = new Map<string, number>();
+  private rowids: Float64Array;
+  private vectors: Float32Array;
+  private namespace: Int32Array;
+  private session: Int32Array;
+  private agent: Int32Array;
+  private type: Int32Array;
+  private pinned: Uint8Array;
+  private created: Float64Array;
+  private expires: Float64Array;
+  private tags: (Int32Array | null)[] = [];
+  private quantized: Quantized | null = null;
+
+  constructor(
+    private readonly dim: number,
+    expected: number,
+  ) {
+    this.capacity = Math.max(16, Math.ceil(expected * 1.25));
+    this.rowids = new Float64Array(this.capacity);
+    this.vectors = new Float32Array(this.capacity * dim);
+    this.namespace = new Int32Array(this.capacity);
+    this.session = new Int32Array(this.capacity);
+    this.agent = new Int32Array(this.capacity);
+    this.type = new Int32Array(this.capacity);
+    this.pinned = new Uint8Array(this.capacity);
+    this.created = new Float64Array(this.capacity);
+    this.expires = new Float64Array(this.capacity);
+  }
+
+  has(rowid: number): boolean {
+    return this.slotOf.has(rowid);
+  }
+
+  private intern(value: string): number {
+    let id = this.dict.get(value);
+    if (id === undefined) this.dict.set(value, (id = this.dict.size));
+    return id;
+  }
+
+  /** Adds or replaces the row (rows whose embedding has another dimension are left out). */
+  put(row: IndexedRow): void {
+    const embedding = asFloats(row.embedding);
+    if (embedding.length !== this.dim) return this.delete(row.rowid);
+    let slot = this.slotOf.get(row.rowid);
+    if (slot === undefined) {
+      if (this.size === this.capacity) this.grow();
+      slot = this.size++;
+      this.slotOf.set(row.rowid, slot);
+    }
+    this.rowids[slot] = row.rowid;
+    let norm = 0;
+    for (let i = 0; i < this.dim; i++) norm += embedding[i]! * embedding[i]!;
+    norm = Math.sqrt(norm);
+    const base = slot * this.dim;
+    for (let i = 0; i < this.dim; i++) this.vectors[base + i] = norm > 0 ? embedding[i]! / norm : 0;
+    this.namespace[slot] = this.intern(row.namespace);
+    this.session[slot] = row.session_id === null ? -1 : this.intern(row.session_id);
+    this.agent[slot] = row.agent_id === null ? -1 : this.intern(row.agent_id);
+    this.type[slot] = this.intern(row.memory_type);
+    this.pinned[slot] = row.pinned;
+    this.created[slot] = Date.parse(row.created_at);
+    this.expires[slot] = row.expires_at === null ? Infinity : Date.parse(row.expires_at);
+    const tags = row.tags === null ? [] : (JSON.parse(row.tags) as unknown[]);
+    this.tags[slot] = Array.isArray(tags) && tags.length > 0 ? Int32Array.from(tags, (t) => this.intern(String(t))) : null;
+    if (this.quantized) this.quantized.set(slot, this.vectors.subarray(base, base + this.dim));
+    else if (this.size >= KERNEL_MIN_ROWS) this.quantize();
+  }
+
+  delete(rowid: number): void {
+    const slot = this.slotOf.get(rowid);
+    if (slot === undefined) return;
+    this.slotOf.delete(rowid);
+    const last = --this.size;
+    if (slot !== last) {
+      // move the last row into the hole
+      const moved = this.rowids[last]!;
+      this.slotOf.set(moved, slot);
+      this.rowids[slot] = moved;
+      this.vectors.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
+      this.namespace[slot] = this.namespace[last]!;
+      this.session[slot] = this.session[last]!;
+      this.agent[slot] = this.agent[last]!;
+      this.type[slot] = this.type[last]!;
+      this.pinned[slot] = this.pinned[last]!;
+      this.created[slot] = this.created[last]!;
+      this.expires[slot] = this.expires[last]!;
+      this.tags[slot] = this.tags[last]!;
+      this.quantized?.move(last, slot);
+    }
+    this.tags[last] = null;
+  }
+
+  private grow(): void {
+    const capacity = this.capacity * 2;
+    const widen = <T extends Float64Array | Float32Array | Int32Array | Uint8Array>(old: T, make: (n: number) => T, per = 1): T => {
+      const next = make(capacity * per);
+      next.set(old);
+      return next;
+    };
+    this.rowids = widen(this.rowids, (n) => new Float64Array(n));
+    this.vectors = widen(this.vectors, (n) => new Float32Array(n), this.dim);
+    this.namespace = widen(this.namespace, (n) => new Int32Array(n));
+    this.session = widen(this.session, (n) => new Int32Array(n));
+    this.agent = widen(this.agent, (n) => new Int32Array(n));
+    this.type = widen(this.type, (n) => new Int32Array(n));
+    this.pinned = widen(this.pinned, (n) => new Uint8Array(n));
+    this.created = widen(this.created, (n) => new Float64Array(n));
+    this.expires = widen(this.expires, (n) => new Float64Array(n));
+    this.capacity = capacity;
+    this.quantized?.reserve(capacity, this.size);
+  }
+
+  private quantize(): void {
+    this.quantized = new Quantized(kernelFor(Math.ceil(this.dim / 8) * 8), this.dim, this.capacity);
+    for (let slot = 0; slot < this.size; slot++) this.quantized.set(slot, this.vectors.subarray(slot * this.dim, (slot + 1) * this.dim));
+  }
+
+  /** The row filter as a predicate over slots, or null when no row can match. */
+  private accepting(filter: MemoryFilter, now: number): ((slot: number) => boolean) | null {
+    const id = (value: string | undefined) => (value === undefined ? -1 : (this.dict.get(value) ?? -2));
+    const namespace = id(filter.namespace);
+    const session = id(filter.session_id);
+    const agent = id(filter.agent_id);
+    const type = id(filter.memory_type);
+    if (namespace === -2 || session === -2 || agent === -2 || type === -2) return null;
+    let tagIds: Set<number> | null = null;
+    if (filter.tags?.length) {
+      tagIds = new Set(filter.tags.flatMap((tag) => this.dict.get(tag) ?? []));
+      if (tagIds.size === 0) return null;
+    }
+    const pinned = filter.pinned === undefined ? -1 : filter.pinned ? 1 : 0;
+    const after = filter.created_after === undefined ? -Infinity : Date.parse(filter.created_after);
+    const before = filter.created_before === undefined ? Infinity : Date.parse(filter.created_before);
+    const [ns, se, ag, ty, pi, cr, ex, tg] = [this.namespace, this.session, this.agent, this.type, this.pinned, this.created, this.expires, this.tags];
+    return (slot) => {
+      if (ex[slot]! <= now) return false;
+      if (namespace >= 0 && ns[slot] !== namespace) return false;
+      if (session >= 0 && se[slot] !== session) return false;
+      if (agent >= 0 && ag[slot] !== agent) return false;
+      if (type >= 0 && ty[slot] !== type) return false;
+      if (pinned >= 0 && pi[slot] !== pinned) return false;
+      const created = cr[slot]!;
+      if (created <= after || created >= before) return false;
+      if (tagIds !== null) {
+        const tags = tg[slot];
+        if (!tags) return false;
+        let any = false;
+        for (let i = 0; i < tags.length && !any; i++) any = tagIds.has(tags[i]!);
+        if (!any) return false;
+      }
+      return true;
+    };
+  }
+
+  private exact(query: Float64Array, slot: number): number {
+    const v = this.vectors;
+    const base = slot * this.dim;
+    let dot = 0;
+    for (let i = 0; i < this.dim; i++) dot += query[i]! * v[base + i]!;
+    return dot;
+  }
+
+  nearest(vector: Float32Array, filter: MemoryFilter, k: number, now: number): Neighbour[] {
+    const accept = this.accepting(filter, now);
+    if (!accept || this.size === 0) return [];
+    const query = unit(vector);
+    const n = this.size;
+    if (query.every((x) => x === 0)) return this.anyK(accept, k);
+    // First-pass scores (approximate when quantized) and their worst-case error, in cosine units.
+    let approx: Float32Array;
+    let unitScale = 1;
+    let bound = 0;
+    if (this.quantized) {
+      const scan = this.quantized.scan(query, n);
+      approx = scan.scores;
+      unitScale = scan.unitScale;
+      bound = scan.bound;
+    } else {
+      approx = new Float32Array(n);
+      for (let slot = 0; slot < n; slot++) approx[slot] = this.exact(query, slot);
+    }
+    // Pass 1: the best `want` accepted rows by first-pass score (a min-heap).
+    const want = Math.min(n, k + EXTRA_CANDIDATES);
+    const heap = new Int32Array(want);
+    const heapScore = new Float64Array(want);
+    let size = 0;
+    let threshold = -Infinity;
+    for (let slot = 0; slot < n; slot++) {
+      const s = approx[slot]!;
+      if (s <= threshold || !accept(slot)) continue;
+      if (size < want) {
+        siftUp(heap, heapScore, size++, slot, s);
+        if (size === want) threshold = heapScore[0]!;
+      } else {
+        siftDown(heap, heapScore, size, slot, s);
+        threshold = heapScore[0]!;
+      }
+    }
+    let found = this.rescore(query, heap.subarray(0, size));
+    if (size < want || want === n || bound === 0) return found.slice(0, k);
+    // Certificate: a row outside the candidates scores at most threshold + bound exactly.
+    const kth = 1 - found[k - 1]!.distance;
+    if (threshold / unitScale + bound < kth) return found.slice(0, k);
+    // Pass 2 (rare): every accepted row that could still beat the k-th.
+    vectorIndexCounters.secondPasses++;
+    const floor = (kth - bound) * unitScale;
+    const slots: number[] = [];
+    for (let slot = 0; slot < n; slot++) if (approx[slot]! >= floor && accept(slot)) slots.push(slot);
+    found = this.rescore(query, slots);
+    return found.slice(0, k);
+  }
+
+  /** A zero query is equally far from everything: the k accepted rows with the lowest rowids. */
+  private anyK(accept: (slot: number) => boolean, k: number): Neighbour[] {
+    const heap = new Int32Array(k);
+    const heapScore = new Float64Array(k);
+    let size = 0;
+    for (let slot = 0; slot < this.size; slot++) {
+      if (!accept(slot)) continue;
+      const s = -this.rowids[slot]!;
+      if (size < k) siftUp(heap, heapScore, size++, slot, s);
+      else if (s > heapScore[0]!) siftDown(heap, heapScore, size, slot, s);
+    }
+    return Array.from(heap.subarray(0, size), (slot) => ({ rowid: this.rowids[slot]!, distance: 1 })).sort(byDistance);
+  }
+
+  private rescore(query: Float64Array, slots: ArrayLike<number>): Neighbour[] {
+    const out: Neighbour[] = new Array(slots.length);
+    for (let i = 0; i < slots.length; i++) out[i] = { rowid: this.rowids[slots[i]!]!, distance: 1 - this.exact(query, slots[i]!) };
+    return out.sort(byDistance);
+  }
+}
+
+function siftUp(heap: Int32Array, score: Float64Array, at: number, slot: number, s: number): void {
+  let i = at;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (score[parent]! <= s) break;
+    heap[i] = heap[parent]!;
+    score[i] = score[parent]!;
+    i = parent;
+  }
+  heap[i] = slot;
+  score[i] = s;
+}
+
+/** Replaces the minimum with (slot, s). */
+function siftDown(heap: Int32Array, score: Float64Array, size: number, slot: number, s: number): void {
+  let i = 0;
+  for (;;) {
+    const left = 2 * i + 1;
+    if (left >= size) break;
+    const right = left + 1;
+    const child = right < size && score[right]! < score[left]! ? right : left;
+    if (score[child]! >= s) break;
+    heap[i] = heap[child]!;
+    score[i] = score[child]!;
+    i = child;
+  }
+  heap[i] = slot;
+  score[i] = s;
+}
+
+/**
+ * The int8 copy of a user's unit vectors in a WebAssembly memory the kernel scans:
+ * [query int16 × stride][scales f32 × capacity][scores f32 × capacity][rows int8 × stride × capacity].
+ * Row i is round(v_i · 127 / max|v_i|), and its scale max|v_i| / 127 maps integer dots back.
+ */
+class Quantized {
+  private readonly memory: WebAssembly.Memory;
+  private readonly score: ScoreFn;
+  private readonly stride: number;
+  private readonly queryMax: number;
+  private readonly queryBytes: number;
+  private capacity = 0;
+  private rowsAt = 0;
+  private rows = new Int8Array(0);
+  private scales = new Float32Array(0);
+  /** largest row scale so far (bounds the quantization error of every row) */
+  private maxScale = 0;
+
+  constructor(
+    kernel: Kernel,
+    private readonly dim: number,
+    capacity: number,
+  ) {
+    this.stride = kernel.stride;
+    this.queryBytes = Math.ceil((this.stride * 2) / 16) * 16;
+    // keep Σ |row · query| inside int32: stride · 127 · queryMax < 2^31
+    this.queryMax = Math.min(32767, Math.floor((2 ** 31 - 1) / (this.stride * 127)));
+    this.memory = new WebAssembly.Memory({ initial: 1 });
+    this.score = kernel.bind(this.memory);
+    this.reserve(capacity, 0);
+  }
+
+  private get scalesAt(): number {
+    return this.queryBytes;
+  }
+
+  private get scoresAt(): number {
+    return this.queryBytes + 4 * this.capacity;
+  }
+
+  /** Grows to `capacity` rows, keeping the first `size`. */
+  reserve(capacity: number, size: number): void {
+    if (capacity <= this.capacity) return;
+    const rowsAt = this.queryBytes + 8 * capacity;
+    const bytes = rowsAt + capacity * this.stride;
+    const pages = Math.ceil(bytes / 65536) - this.memory.buffer.byteLength / 65536;
+    if (pages > 0) this.memory.grow(pages);
+    // rows move up (the scores area in between is scratch); scales stay where they are
+    new Uint8Array(this.memory.buffer).copyWithin(rowsAt, this.rowsAt, this.rowsAt + size * this.stride);
+    this.rowsAt = rowsAt;
+    this.capacity = capacity;
+    this.rows = new Int8Array(this.memory.buffer, rowsAt, capacity * this.stride);
+    this.scales = new Float32Array(this.memory.buffer, this.scalesAt, capacity);
+  }
+
+  set(slot: number, unitVector: Float32Array): void {
+    let max = 0;
+    for (let i = 0; i < this.dim; i++) max = Math.max(max, Math.abs(unitVector[i]!));
+    const base = slot * this.stride;
+    const factor = max > 0 ? 127 / max : 0;
+    for (let i = 0; i < this.dim; i++) this.rows[base + i] = Math.round(unitVector[i]! * factor);
+    const scale = max / 127;
+    this.scales[slot] = scale;
+    // the f32 scale is what the kernel multiplies by; bound with the larger of the two
+    this.maxScale = Math.max(this.maxScale, scale, Math.fround(scale));
+  }
+
+  move(from: number, to: number): void {
+    this.rows.copyWithin(to * this.stride, from * this.stride, (from + 1) * this.stride);
+    this.scales[to] = this.scales[from]!;
+  }
+
+  /**
+   * Scores the first n rows against the unit query: scores[i] / unitScale approximates the cosine,
+   * within ± bound.
+   */
+  scan(query: Float64Array, n: number): { scores: Float32Array; unitScale: number; bound: number } {
+    let max = 0;
+    let l1 = 0;
+    for (let i = 0; i < this.dim; i++) {
+      max = Math.max(max, Math.abs(query[i]!));
+      l1 += Math.abs(query[i]!);
+    }
+    const unitScale = max > 0 ? this.queryMax / max : 1;
+    const q = new Int16Array(this.memory.buffer, 0, this.stride);
+    for (let i = 0; i < this.dim; i++) q[i] = Math.round(query[i]! * unitScale);
+    this.score(0, this.rowsAt, n, this.scalesAt, this.scoresAt);
+    // |cos - approx| ≤ Σ|q|·|v - v̂| + Σ|q - q̂|·|v̂| ≤ l1·maxScale/2 + ‖v̂‖₁/(2·unitScale), ‖v̂‖₁ ≤ √dim + dim·maxScale/2
+    const rowL1 = Math.sqrt(this.dim) + (this.dim * this.maxScale) / 2;
+    const bound = (l1 * this.maxScale) / 2 + rowL1 / (2 * unitScale) + ROUNDING_SLACK;
+    return { scores: new Float32Array(this.memory.buffer, this.scoresAt, n), unitScale, bound };
   }
 }

@@ -46,21 +46,40 @@ function trySplit(left: string, right: string, joiner: string): [string, string]
   if (joiner === "" && SUBORDINATE_OPENERS.test(left)) return null; // comma splice after "When I…"
   if (joiner === "but" && KEEP_CONTRAST.test(right)) return null;
   if (rightHasSubject) return [left, right];
-  const subject = borrowSubject(left);
+  const subject = borrowSubject(left, right);
   return subject && opensWithVerb(right) ? [left, `${subject} ${right}`] : null;
 }
 
-/** A left half worth cutting off: it has a subject, or is an imperative ("Keep answers short, I…"). */
+/** A left half worth cutting off: it has a subject, or is an imperative ("Keep answers short, I…", "Please don't…"). */
 function isClauseLike(left: string): boolean {
-  return subjectLength(left) > 0 || VERBS.has(wordsOf(left)[0] ?? "");
+  if (subjectLength(left) > 0) return true;
+  const words = wordsOf(left);
+  let i = 0;
+  while (IMPERATIVE_OPENERS.has(words[i] ?? "")) i++;
+  return VERBS.has(words[i] ?? "");
 }
 
-/** "talks to Stripe": a finite verb first and something after it. */
+const IMPERATIVE_OPENERS = new Set(["please", "just", "always", "never", "do", "not", "don't"]);
+const AUX = new Set(["am", "is", "are", "was", "were", "will", "have", "has", "had"]);
+
+/** "talks to Stripe" / "revisiting X": a verb first and something after it. */
 function opensWithVerb(right: string): boolean {
   const words = wordsOf(right);
-  return words.length >= 2 && isFiniteAt(["it", ...words], 1) && !/ing$/.test(words[0] ?? "");
+  if (words.length < 2) return false;
+  // Any "-ing" word will do: borrowSubject only accepts it after "is/are/was … -ing".
+  return /.{3}ing$/.test(words[0] ?? "") || isFiniteAt(["it", ...words], 1);
 }
 
-function borrowSubject(left: string): string {
-  return left.split(/\s+/).slice(0, subjectLength(left)).join(" ");
+/**
+ * The left clause's subject, plus its auxiliary when the right half continues
+ * a progressive/perfect ("we are keeping X and revisiting Y" → "we are revisiting Y").
+ */
+function borrowSubject(left: string, right: string): string {
+  const raw = left.split(/\s+/);
+  const n = subjectLength(left);
+  if (n === 0) return "";
+  const aux = raw[n]?.toLowerCase() ?? "";
+  const wantsAux = /ing$/.test(wordsOf(right)[0] ?? "");
+  if (wantsAux && !AUX.has(aux)) return "";
+  return raw.slice(0, wantsAux ? n + 1 : n).join(" ");
 }

@@ -26,6 +26,8 @@ const LEAD_INS: [RegExp, keyof Signals | null][] = [
   [/^(?:important|remember|reminder|crucial|critical)\s*[:!\-–—]\s*/i, "important"],
   [/^(?:please\s+)?(?:remember|do not forget|never forget|keep in mind|make sure to remember)\b[,:]?\s*(?:that\s+)?/i, "important"],
   [/^(?:agreed|decision(?: recorded| made)?|final decision|decided)\s*[,:!.\-–—]\s*/i, "decision"],
+  [/^(?:just )?(?:to confirm|to be clear|for clarity|for context|just so you know|for what it is worth)\b[,:]?\s*/i, null],
+  [/^(?:honestly|frankly|personally|basically|seriously|obviously|generally speaking|in short)\b[,]?\s*/i, null],
   [/^(?:thanks|thank you)(?: (?:so|very) much)?(?: for [^,.!]*)?\s*[,.!]*\s*/i, null],
   [/^(?:good (?:morning|afternoon|evening|night))\b[,.!]*\s*/i, null],
   [
@@ -52,9 +54,10 @@ export function stripLeadIns(sentence: string): { text: string; signals: Signals
   return { text, signals };
 }
 
-/** Tails that add nothing: ", by the way", "then", "please", "though". */
+/** Tails that add nothing: ", by the way", "then", "please", "though", ", in case it matters…". */
 export function stripTrailers(text: string): string {
   return text
+    .replace(/,\s*(?:in case|if that|if it|just so you know|for context|fwiw|for what it is worth)\b.*$/i, "")
     .replace(/[\s,]+(?:by the way|btw|then|please|though|too|as well|lol|haha|thanks|thank you)\s*([.!]*)$/i, "$1")
     .replace(/^(?:please|pls|kindly)\s+/i, "")
     .trim();
@@ -130,12 +133,12 @@ const PRONOUN_LED = /^(?:it|this|that|these|those|there|here|they|he|she)\b/i;
 
 /**
  * A clause worth keeping must read as a statement: at least three words and a
- * finite verb. Clauses opening with a bare pronoun ("That worked", "It is solid")
+ * finite verb (or a pronoun subject followed by a word we take as its verb). Clauses opening with a bare pronoun ("That worked", "It is solid")
  * depend on context, so they are kept only for corrections or project facts.
  */
 export function isStatement(clause: string, signals: Signals): boolean {
   const words = wordsOf(clause);
-  if (words.length < 3 || firstFiniteIndex(words) < 0) return false;
+  if (words.length < 3 || (firstFiniteIndex(words) < 0 && subjectLength(clause) === 0)) return false;
   if (!PRONOUN_LED.test(clause)) return true;
   return signals.correction || words.some((w) => PROJECT_WORDS.has(w));
 }

@@ -1,4 +1,4 @@
-import { MODALS, PRE_VERB_ADVERBS, VERBS, isPastOrParticiple, verbLemma } from "./lexicon.ts";
+import { MODALS, NEGATIONS, PRE_VERB_ADVERBS, STOPWORDS, VERBS, isPastOrParticiple, verbLemma } from "./lexicon.ts";
 
 /**
  * Just enough shallow grammar to find a clause's subject and finite verb
@@ -39,6 +39,7 @@ export function wordsOf(text: string): string[] {
 export function isFiniteAt(words: readonly string[], i: number): boolean {
   const w = words[i];
   if (!w) return false;
+  if (w === "may" && !/^[a-z]/.test(words[i + 1] ?? "")) return false; // "3 May" is a date
   if (AUXILIARIES.has(w)) return true;
   if (w.endsWith("ing") || !verbLemma(w)) return false;
   const prev = words[i - 1];
@@ -73,6 +74,16 @@ export function skipAdverbs(words: readonly string[], i: number): number {
 }
 
 /**
+ * After "I/we/you/they…" the next word (past adverbs) is almost always the verb,
+ * so unknown words count too ("we removed", "I vibe-code"); function words do not.
+ */
+function pronounTakesVerb(words: readonly string[]): boolean {
+  const next = words[skipAdverbs(words, 1)] ?? "";
+  if (isFiniteAt(["i", next], 1)) return true;
+  return /^[a-z][a-z-]+$/.test(next) && !STOPWORDS.has(next) && !NEGATIONS.has(next);
+}
+
+/**
  * Number of leading words forming the subject when the clause opens with
  * "subject + finite verb" ("I use…", "the billing service runs…", "Dana says…"),
  * else 0. `original` keeps case so a capitalised first word can count as a name.
@@ -82,7 +93,7 @@ export function subjectLength(original: string): number {
   const words = wordsOf(original);
   const first = words[0];
   if (!first) return 0;
-  if (SUBJECT_PRONOUNS.has(first)) return isFiniteAt(["i", ...words.slice(skipAdverbs(words, 1))], 1) ? 1 : 0;
+  if (SUBJECT_PRONOUNS.has(first)) return pronounTakesVerb(words) ? 1 : 0;
   const isName = /^\p{Lu}/u.test(raw[0] ?? "") && !VERBS.has(first);
   if (!DETERMINERS.has(first) && !isName) return 0;
   for (let i = 1; i <= 4 && i < words.length; i++) {

@@ -21,20 +21,19 @@ export const STOPWORDS = words(`
 
 export const NEGATIONS = words(`not no never cannot nor none nobody nothing neither without`);
 
-/** Base forms of common verbs; inflections are recognised by `isVerbForm`. */
+/** Base forms of common verbs; inflections are recognised by `verbLemma`. */
 export const VERBS = words(`
   be have do use prefer like love hate enjoy dislike want need work live run talk call write read build
-  deploy host ship release own manage lead maintain speak know think believe switch move change choose
-  decide agree pick go keep start stop finish plan target support depend rely pin require store send serve
-  handle play drink eat study teach drive hold contain include pass fail merge cover block happen take make
-  get see feel seem look become stay join leave sleep code develop design avoid track follow expect commit
-  push pull review upgrade migrate adopt drop replace say tell give find try help check fix add update
-  create generate explain show list summarize translate refactor debug implement draft compose rewrite convert
-  compare describe recommend suggest let remember forget mean settle opt standardize freeze allow ban
-  favor favour adore detest loathe miss speak spell start begin end own rent buy sell visit travel
-  teach learn manage join quit retire grow raise walk swim cook bake paint sing listen watch wear
-  parse test lint format bundle compile install configure set enable disable log store cache index query
-  name marry date meet prefer wish hope love care mind
+  deploy host ship release own manage lead maintain speak know think believe switch move change choose decide
+  agree pick go keep start stop finish plan target support depend rely pin require store send serve handle
+  play drink eat study teach drive hold contain include pass fail merge cover block happen take make get see
+  feel seem look become stay join leave sleep code develop design avoid track follow expect commit push pull
+  review upgrade migrate adopt drop replace say tell give find try help check fix add update create generate
+  explain show list summarize translate refactor debug implement draft compose rewrite convert compare
+  describe recommend suggest let remember forget mean settle opt standardize freeze allow ban favor favour
+  adore detest loathe miss spell begin end rent buy sell visit travel learn quit retire grow raise walk swim
+  cook bake paint sing listen watch wear parse test lint format bundle compile install configure set enable
+  disable log cache index query name marry date meet wish hope care mind
 `);
 
 const IRREGULAR_FORMS: Record<string, string> = {
@@ -64,7 +63,10 @@ export const PRE_VERB_ADVERBS = words(`
 export function isPastOrParticiple(word: string): boolean {
   const lemma = IRREGULAR_FORMS[word];
   if (lemma && !["is", "are", "am", "has", "does", "goes"].includes(word)) return true;
-  return word.length > 3 && word.endsWith("ed");
+  if (word.length <= 3 || !word.endsWith("ed") || VERBS.has(word)) return false;
+  const base = verbLemma(word);
+  if (base) return base !== word; // "agreed" → "agree"
+  return !word.endsWith("eed"); // unknown "feed", "succeed" are base forms
 }
 
 /** Lemma of a word (crude, dictionary-checked so nouns like "cats" are not taken for verbs). */
@@ -88,8 +90,6 @@ export function verbLemma(word: string): string | null {
   return null;
 }
 
-export const isVerbForm = (word: string): boolean => verbLemma(word) !== null;
-
 /** Crude lemma for comparing content words: verbs via the table, plural nouns by stripping "s". */
 export function lemma(word: string): string {
   const verb = verbLemma(word);
@@ -112,7 +112,7 @@ export const PROJECT_WORDS = words(`
   api apis endpoint endpoints sdk schema database databases db server servers cluster docker kubernetes
   k8s frontend backend sprint milestone launch beta build builds merge merging merged workspace
   workspaces dependency dependencies library framework url domain bucket queue cache .nvmrc package
-  packages tests lint linter typescript node bun deno runtime infra infrastructure terraform
+  packages tests lint linter runtime infra infrastructure terraform
 `);
 
 /** Nouns that make a subject "project". */

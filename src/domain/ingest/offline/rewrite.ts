@@ -17,7 +17,7 @@ import { skipAdverbs } from "./grammar.ts";
  * "I don't" → "User does not"); past tenses and modals are left alone.
  */
 
-type Entity = "user" | "team" | "assistant";
+export type Entity = "user" | "team" | "assistant";
 
 interface Forms {
   subject: [string, string, string]; // [at start, first mention mid-clause, later]
@@ -142,11 +142,20 @@ export function rewritePerson(clause: string, role: ChatRole | null, opts: Rewri
     const later = mentioned.has(entity);
     const slot = info.slot === "subject" && info.person === "second" && !followedByVerb(tokens, i) ? "object" : info.slot;
     tok.core = FORMS[entity][slot][later ? 2 : i === 0 ? 0 : 1];
+    if (entity === "team" && slot === "possessive" && isTeamNoun(tokens[i + 1])) {
+      tok.core = FORMS.team.subject[later ? 2 : i === 0 ? 0 : 1]; // "our team" → "the team", not "the team's team"
+      tokens.splice(i + 1, 1);
+      mentioned.add(entity);
+      agreeVerb(tokens, i + 1, later);
+      continue;
+    }
     mentioned.add(entity);
     if (slot === "subject") agreeVerb(tokens, i + 1, later);
   }
   return tokens.map((t) => t.pre + t.core + t.post).join(" ");
 }
+
+const isTeamNoun = (t: Token | undefined): boolean => t !== undefined && /^(?:team|company|org|organization)$/i.test(t.core) && t.post === "";
 
 const AUX_AFTER_YOU = new Set(["are", "were", "have", "do", "will", "would", "can", "could", "should", "must", "might", "may", "need"]);
 

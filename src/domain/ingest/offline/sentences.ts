@@ -9,8 +9,12 @@ const ABBREVIATIONS = new Set([
   "e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "st", "approx", "no", "inc", "ltd", "jr", "sr", "cf", "fig",
 ]);
 
-/** End punctuation (optionally followed by closing quotes/brackets) then whitespace. */
-const BOUNDARY = /[.!?]+["'”’)\]]*(?=\s)/g;
+/**
+ * End punctuation (optionally followed by closing quotes/brackets) then whitespace.
+ * The lookbehind starts matches only at the start of a punctuation run, keeping
+ * the scan linear on inputs like "......".
+ */
+const BOUNDARY = /(?<![.!?])[.!?]+["'”’)\]]*(?=\s)/g;
 
 /** True when the period at `end` (exclusive) belongs to an abbreviation or an initial ("J."). */
 function isAbbreviation(text: string, end: number): boolean {
@@ -76,14 +80,14 @@ export function splitSentences(text: string): string[] {
 }
 
 /**
- * Where to cut `text` at or before `max`: the last sentence end or line break,
- * else the last space, else a hard cut (a single "sentence" longer than max).
+ * Where to cut `text` at or before `max`: the last sentence end (a line break
+ * if no sentence ends in the second half of the window), else the last space,
+ * else a hard cut (one "sentence" longer than max).
  */
 function cutPoint(text: string, max: number): number {
   const window = text.slice(0, max + 1);
-  const ends = boundaries(window).filter((e) => e <= max);
-  const newline = window.lastIndexOf("\n");
-  const best = Math.max(ends.at(-1) ?? -1, newline);
+  const sentenceEnd = boundaries(window).filter((e) => e <= max).at(-1) ?? -1;
+  const best = sentenceEnd >= max / 2 ? sentenceEnd : Math.max(sentenceEnd, window.lastIndexOf("\n"));
   if (best > 0) return best;
   const space = window.lastIndexOf(" ");
   return space > 0 ? space : max;

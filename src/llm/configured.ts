@@ -1,0 +1,25 @@
+import type { Config } from "../config";
+import type { Extractor } from "../domain/ingest/extractor";
+import type { ClusterSummarizer } from "../domain/context";
+import { OfflineExtractor } from "../domain/ingest/offline-extractor";
+import { LlmExtractor } from "../domain/ingest/llm-extractor";
+import { ChatClient } from "./chat-client";
+import { summarizeCluster } from "./summarizer";
+
+/**
+ * The extractor and context summarizer the configuration asks for: the offline extractor and no
+ * summarizer by default; an OpenAI-compatible LLM for both when LLM_BASE_URL is set (the offline
+ * extractor stays as its fallback).
+ */
+export function configuredLanguageTools(config: Pick<Config, "LLM_BASE_URL" | "LLM_API_KEY" | "LLM_MODEL">): {
+  extractor: Extractor;
+  summarizer: ClusterSummarizer | null;
+} {
+  const offline = new OfflineExtractor();
+  if (!config.LLM_BASE_URL || !config.LLM_MODEL) return { extractor: offline, summarizer: null };
+  const client = new ChatClient({ baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL });
+  return {
+    extractor: new LlmExtractor({ baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL, fallback: offline, client }),
+    summarizer: (contents) => summarizeCluster(client, contents),
+  };
+}

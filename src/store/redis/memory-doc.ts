@@ -1,0 +1,90 @@
+import type { Memory } from "../../domain/memory";
+import { words } from "../../domain/text";
+import { NO, YES } from "./query";
+
+/** "No expiry" as a NUMERIC value: the largest ECMAScript date, so `@expires_at:[(now +inf]` keeps it. */
+export const NEVER = 8_640_000_000_000_000;
+
+/** Slots for the insertion sequence inside one millisecond of `order` (see `orderKey`). */
+const SEQ_SLOTS = 1024;
+
+/**
+ * One memory as a RedisJSON document. `m` is the record exactly as the domain gave it (and as
+ * it is returned); the other fields exist for the index:
+ *
+ *   text       the content as the words the domain's queryTerms produce (normalized, accent-free),
+ *              so BM25 matches exactly what the sqlite engine's FTS5 tokenizer would
+ *   hash       normalized-content hash (exact-duplicate lookup)
+ *   ix         index-only scalars: epoch-ms timestamps and two-state tags
+ *   seq        insertion sequence number; `order` = created ms with the sequence as tie-breaker
+ *   embedding  the vector as a JSON number array (FLOAT32 in the index)
+ *
+ * `hash`, `seq`, `order` and `embedding` come last: an update that keeps them splices them back
+ * on the server (scripts.ts), so the document is always rewritten whole, in one command.
+ */
+export interface MemoryDoc {
+  m: Memory;
+  text: string;
+  ix: IndexFields;
+  hash: string;
+  seq: number;
+  order: number;
+  embedding: number[];
+}
+
+export interface IndexFields {
+  user_id: string;
+  created: number;
+  expires: number;
+  deleted: string;
+  pinned: string;
+}
+
+export function indexFields(memory: Memory): IndexFields {
+  return {
+    user_id: memory.user_id,
+    created: Date.parse(memory.created_at),
+    expires: expiresMs(memory) ?? NEVER,
+    deleted: memory.deleted_at === null ? NO : YES,
+    pinned: memory.pinned ? YES : NO,
+  };
+}
+
+export function expiresMs(memory: Pick<Memory, "expires_at">): number | null {
+  return memory.expires_at === null ? null : Date.parse(memory.expires_at);
+}
+
+/** Newest-first sort key: creation ms, then insertion order within the same millisecond. */
+export function orderKey(createdMs: number, seq: number): number {
+  return createdMs * SEQ_SLOTS + (seq % SEQ_SLOTS);
+}
+
+export const searchText = (content: string) => words(content).join(" ");
+
+export function toDoc(memory: Memory, embedding: Float32Array, contentHash: string, seq: number): MemoryDoc {
+  const ix = indexFields(memory);
+  return {
+    m: memory,
+    text: searchText(memory.content),
+    ix,
+    hash: contentHash,
+    seq,
+    order: orderKey(ix.created, seq),
+    embedding: Array.from(embedding),
+  };
+}
+
+/**
+ * The leading part of a document for an update, as JSON text without its closing brace: the
+ * server appends `hash`, `seq`, `order` and `embedding` (the kept or the new ones) and the brace.
+ */
+export function docHead(memory: Memory): string {
+  const head = JSON.stringify({ m: memory, text: searchText(memory.content), ix: indexFields(memory) });
+  return head.slice(0, -1);
+}
+
+export const vectorJson = (embedding: Float32Array) => JSON.stringify(Array.from(embedding));
+
+export const vectorBlob = (embedding: Float32Array) => Buffer.from(embedding.buffer, embedding.byteOffset, embedding.byteLength);
+
+export const toVector = (values: number[]) => Float32Array.from(values);

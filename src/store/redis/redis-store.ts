@@ -1,0 +1,371 @@
+import type { Memory, MemoryType } from "../../domain/memory";
+import { isExpired } from "../../domain/memory";
+import type { HistoryEntry } from "../../domain/history";
+import type { Relation } from "../../domain/relation";
+import type { Stats } from "../../domain/stats";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../port";
+import { EmbeddingModelMismatch } from "../model-binding";
+import { connectClient, type RedisClient } from "./client";
+import { isRecordId, Keys } from "./keys";
+import { docHead, expiresMs, toDoc, vectorBlob, vectorJson } from "./memory-doc";
+import { knnQuery, memoryFilterQuery, numericRange, tagAnyOf, textAnyOf, YES } from "./query";
+import { jsonField, parseAggregate, parseSearch, type SearchReply } from "./replies";
+import { RelationGraph } from "./relation-graph";
+import { SearchIndex } from "./schema";
+import { RECORD_ACCESS, RELEASE_FREE_CALL, RESERVE_FREE_CALL, SOFT_DELETE, UPDATE_MEMORY } from "./scripts";
+
+export interface RedisStoreOptions {
+  /** Prefix of every key and of the index name; one prefix = one independent store. Default `engram:`. */
+  keyPrefix?: string;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+/** The record returned by searches: the `m` part of the document. */
+const MEMORY_PATH = "$.m";
+/** Page size of the internal walks (scanAll, deep list offsets). */
+const WALK_PAGE = 1000;
+
+/**
+ * The production engine on Redis Stack: each memory is a RedisJSON document indexed by one
+ * RediSearch index (TAG/NUMERIC filters, BM25 over the content, HNSW cosine KNN), so one query
+ * filters and ranks. Key layout in keys.ts, document layout in memory-doc.ts, index in
+ * schema.ts, conditional writes in scripts.ts, relations in relation-graph.ts.
+ *
+ * Expiry: `PEXPIREAT` at `expires_at` reclaims a memory and its side keys; every query also
+ * requires `expires_at > now`, so results are exact to the millisecond (and follow the
+ * caller's clock, not the server's).
+ */
+export class RedisStore implements MemoryStore {
+  readonly engine = "redis" as const;
+  private readonly index: SearchIndex;
+  private readonly relations: RelationGraph;
+
+  private constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+  ) {
+    this.index = new SearchIndex(client, keys);
+    this.relations = new RelationGraph(client, keys);
+  }
+
+  /** Connects, checks the search and JSON modules, and brings an existing index up to the current schema. */
+  static async connect(url: string, opts: RedisStoreOptions = {}): Promise<RedisStore> {
+    const client = await connectClient(url);
+    const store = new RedisStore(client, new Keys(opts.keyPrefix ?? "engram:"));
+    try {
+      const bound = await store.boundModel();
+      if (bound) await store.index.ensure(bound.dimension);
+    } catch (error) {
+      await client.close().catch(() => {});
+      throw error;
+    }
+    return store;
+  }
+
+  private async boundModel(): Promise<EmbeddingModelInfo | null> {
+    const [id, dimension] = (await this.client.sendCommand(["HMGET", this.keys.meta, "embedding_model", "embedding_dimension"])) as (string | null)[];
+    return id && dimension ? { id, dimension: Number(dimension) } : null;
+  }
+
+  async bindEmbeddingModel(model: EmbeddingModelInfo, force = false): Promise<void> {
+    const indexed = await this.index.existingDimension();
+    const stored = (await this.boundModel()) ?? (indexed === null ? null : { id: "(unrecorded)", dimension: indexed });
+    const same = stored !== null && stored.id === model.id && stored.dimension === model.dimension;
+    if (stored !== null && !same && !force) throw new EmbeddingModelMismatch(stored, model);
+    // A forced change drops and recreates the index; the documents stay. Until they are
+    // re-embedded, documents whose vectors have the old dimension are not in the new index.
+    if (stored !== null && !same) await this.index.drop();
+    await this.index.ensure(model.dimension);
+    await this.client.sendCommand(["HSET", this.keys.meta, "embedding_model", model.id, "embedding_dimension", String(model.dimension)]);
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  // ---- wallets ---------------------------------------------------------------------------
+
+  async userIdForWallet(wallet: string): Promise<string> {
+    const key = this.keys.wallet(wallet);
+    const [, userId] = (await this.client
+      .multi()
+      .addCommand(["HSETNX", key, "user_id", crypto.randomUUID()])
+      .addCommand(["HGET", key, "user_id"])
+      .exec()) as unknown[];
+    return String(userId);
+  }
+
+  async reserveFreeCall(wallet: string, limit: number): Promise<number | null> {
+    const used = Number(await RESERVE_FREE_CALL.run(this.client, [this.keys.wallet(wallet)], [limit, crypto.randomUUID()]));
+    return used < 0 ? null : used;
+  }
+
+  async releaseFreeCall(wallet: string): Promise<void> {
+    await RELEASE_FREE_CALL.run(this.client, [this.keys.wallet(wallet)], []);
+  }
+
+  async freeCallsUsed(wallet: string): Promise<number> {
+    return Number((await this.client.sendCommand(["HGET", this.keys.wallet(wallet), "free_calls_used"])) ?? 0);
+  }
+
+  // ---- memories --------------------------------------------------------------------------
+
+  /** All documents (and their expiries) in one MULTI/EXEC: a batch is stored whole or not at all. */
+  async insertMemories(items: StoredMemory[]): Promise<void> {
+    if (items.length === 0) return;
+    const last = Number(await this.client.sendCommand(["INCRBY", this.keys.seq, String(items.length)]));
+    const tx = this.client.multi();
+    items.forEach(({ memory, embedding, content_hash }, i) => {
+      const key = this.keys.memory(memory.id);
+      tx.addCommand(["JSON.SET", key, "$", JSON.stringify(toDoc(memory, embedding, content_hash, last - items.length + 1 + i))]);
+      const expires = expiresMs(memory);
+      if (expires !== null) tx.addCommand(["PEXPIREAT", key, String(expires)]);
+    });
+    await tx.exec();
+  }
+
+  async updateMemory(userId: string, update: { memory: Memory; embedding?: Float32Array; content_hash?: string; history?: HistoryEntry }): Promise<void> {
+    const { memory, history } = update;
+    if (!isRecordId(memory.id)) return;
+    const k = this.keys;
+    await UPDATE_MEMORY.run(this.client, [k.memory(memory.id), k.out(memory.id), k.in(memory.id), k.history(memory.id)], [
+      userId,
+      docHead(memory),
+      update.content_hash === undefined ? "" : JSON.stringify(update.content_hash),
+      update.embedding === undefined ? "" : vectorJson(update.embedding),
+      expiresMs(memory) ?? "",
+      history ? JSON.stringify(history) : "",
+      k.memoryPrefix,
+      k.relationPrefix,
+    ]);
+  }
+
+  async getMemories(userId: string, ids: string[], now: number): Promise<Memory[]> {
+    const byId = await this.records(userId, ids);
+    return ids.flatMap((id) => {
+      const memory = byId.get(id);
+      return memory && memory.deleted_at === null && !isExpired(memory, now) ? [memory] : [];
+    });
+  }
+
+  /** The user's records by id (any state), read straight from the documents. */
+  private async records(userId: string, ids: string[]): Promise<Map<string, Memory>> {
+    const unique = [...new Set(ids)].filter(isRecordId);
+    if (unique.length === 0) return new Map();
+    const reply = (await this.client.sendCommand(["JSON.MGET", ...unique.map((id) => this.keys.memory(id)), MEMORY_PATH])) as (string | null)[];
+    const found = new Map<string, Memory>();
+    reply.forEach((text) => {
+      const [memory] = text ? (JSON.parse(text) as Memory[]) : [];
+      if (memory && memory.user_id === userId) found.set(memory.id, memory);
+    });
+    return found;
+  }
+
+  async findByContentHash(userId: string, namespace: string, contentHash: string, now: number): Promise<Memory | null> {
+    const query = `${memoryFilterQuery(userId, { namespace }, now)} ${tagAnyOf("content_hash", [contentHash])}`;
+    const { rows } = await this.search(query, ["RETURN", "1", MEMORY_PATH, "SORTBY", "order", "ASC", "LIMIT", "0", "1"]);
+    return rows[0] ? jsonField<Memory>(rows[0], MEMORY_PATH) : null;
+  }
+
+  async softDelete(userId: string, ids: string[], now: number): Promise<void> {
+    const keys = [...new Set(ids)].filter(isRecordId).map((id) => this.keys.memory(id));
+    if (keys.length > 0) await SOFT_DELETE.run(this.client, keys, [userId, iso(now)]);
+  }
+
+  async listMemories(userId: string, filter: MemoryFilter, page: Page, now: number): Promise<{ memories: Memory[]; total: number }> {
+    const query = memoryFilterQuery(userId, filter, now);
+    const { total, rows } = await this.search(query, [
+      "RETURN", "1", MEMORY_PATH, "SORTBY", "order", "DESC", "LIMIT", String(page.offset), String(page.limit),
+    ]);
+    return { memories: rows.map((row) => jsonField<Memory>(row, MEMORY_PATH)), total };
+  }
+
+  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<{ hits: TextHit[]; total: number }> {
+    const text = textAnyOf(terms);
+    if (text === null) return { hits: [], total: 0 };
+    const query = `${text} ${memoryFilterQuery(userId, filter, now)}`;
+    const { total, rows } = await this.search(
+      query,
+      ["WITHSCORES", "SCORER", "BM25STD", "RETURN", "1", MEMORY_PATH, "LIMIT", "0", String(limit)],
+      true,
+    );
+    return { hits: rows.map((row) => ({ memory: jsonField<Memory>(row, MEMORY_PATH), bm25: row.score ?? 0 })), total };
+  }
+
+  async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]> {
+    if (k <= 0) return [];
+    const { rows } = await this.search(knnQuery(memoryFilterQuery(userId, filter, now)), [
+      "PARAMS", "4", "k", String(k), "vec", vectorBlob(vector),
+      "SORTBY", "dist", "ASC", "RETURN", "2", MEMORY_PATH, "dist", "LIMIT", "0", String(k),
+    ]);
+    return rows.map((row) => ({ memory: jsonField<Memory>(row, MEMORY_PATH), similarity: 1 - Number(row.fields.get("dist")) }));
+  }
+
+  async embeddings(userId: string, ids: string[]): Promise<Map<string, Float32Array>> {
+    const unique = [...new Set(ids)].filter(isRecordId);
+    if (unique.length === 0) return new Map();
+    const keys = unique.map((id) => this.keys.memory(id));
+    const [owners, vectors] = (await this.client
+      .multi()
+      .addCommand(["JSON.MGET", ...keys, "$.ix.user_id"])
+      .addCommand(["JSON.MGET", ...keys, "$.embedding"])
+      .execAsPipeline()) as unknown as (string | null)[][];
+    const found = new Map<string, Float32Array>();
+    unique.forEach((id, i) => {
+      const owner = owners![i];
+      const vector = vectors![i];
+      if (!owner || !vector || (JSON.parse(owner) as string[])[0] !== userId) return;
+      const [values] = JSON.parse(vector) as number[][];
+      if (values) found.set(id, Float32Array.from(values));
+    });
+    return found;
+  }
+
+  async recordAccess(userId: string, ids: string[], now: number): Promise<void> {
+    const keys = [...new Set(ids)].filter(isRecordId).map((id) => this.keys.memory(id));
+    if (keys.length > 0) await RECORD_ACCESS.run(this.client, keys, [userId, iso(now)]);
+  }
+
+  async history(userId: string, memoryId: string): Promise<HistoryEntry[]> {
+    if (!isRecordId(memoryId)) return [];
+    const [owner, entries] = (await this.client
+      .multi()
+      .addCommand(["JSON.GET", this.keys.memory(memoryId), ".ix.user_id"])
+      .addCommand(["LRANGE", this.keys.history(memoryId), "0", "-1"])
+      .exec()) as unknown as [string | null, string[]];
+    if (!owner || JSON.parse(owner) !== userId) return [];
+    return entries.map((e) => JSON.parse(e) as HistoryEntry).reverse();
+  }
+
+  // ---- relations -------------------------------------------------------------------------
+
+  async createRelation(userId: string, relation: Relation): Promise<void> {
+    await this.relations.create(userId, relation);
+  }
+
+  async relationsOf(userId: string, memoryId: string, now: number): Promise<Relation[]> {
+    return this.relations.of(userId, memoryId, now);
+  }
+
+  async relationCounts(userId: string, ids: string[], now: number): Promise<Map<string, number>> {
+    return this.relations.counts(userId, ids, now);
+  }
+
+  async deleteRelation(userId: string, memoryId: string, relationId: string): Promise<boolean> {
+    return this.relations.delete(userId, memoryId, relationId);
+  }
+
+  // ---- aggregates ------------------------------------------------------------------------
+
+  async stats(userId: string, now: number): Promise<Stats> {
+    const active = memoryFilterQuery(userId, {}, now);
+    const count = async (extra: string) => (await this.search(`${active} ${extra}`, ["LIMIT", "0", "0"])).total;
+    const edge = async (direction: "ASC" | "DESC") => {
+      const { rows } = await this.search(active, ["RETURN", "1", "$.m.created_at", "SORTBY", "order", direction, "LIMIT", "0", "1"]);
+      return rows[0] ? jsonField<string>(rows[0], "$.m.created_at") : null;
+    };
+    const [totals, pinned_count, never_accessed, oldest_memory, newest_memory, by_type, by_namespace] = await Promise.all([
+      this.aggregate(active, [
+        "GROUPBY", "0", "REDUCE", "COUNT", "0", "AS", "n", "REDUCE", "SUM", "1", "@access_count", "AS", "accesses",
+        "REDUCE", "SUM", "1", "@importance", "AS", "importance",
+      ]),
+      count(tagAnyOf("pinned", [YES])),
+      count(numericRange("access_count", { below: 1 })),
+      edge("ASC"),
+      edge("DESC"),
+      this.groupCounts(active, "memory_type"),
+      this.groupCounts(active, "namespace"),
+    ]);
+    const total = Number(totals[0]?.get("n") ?? 0);
+    return {
+      total_memories: total,
+      pinned_count,
+      never_accessed,
+      total_accesses: Number(totals[0]?.get("accesses") ?? 0),
+      avg_importance: total === 0 ? 0 : Number(totals[0]?.get("importance") ?? 0) / total,
+      oldest_memory,
+      newest_memory,
+      by_type: by_type.map(({ value, count }) => ({ memory_type: value as MemoryType, count })),
+      by_namespace: by_namespace.map(({ value, count }) => ({ namespace: value, count })),
+    };
+  }
+
+  async namespaces(userId: string, now: number): Promise<{ namespace: string; count: number }[]> {
+    const groups = await this.groupCounts(memoryFilterQuery(userId, {}, now), "namespace");
+    return groups.map(({ value, count }) => ({ namespace: value, count }));
+  }
+
+  /** Active-record counts per value of a TAG field, by count descending then value (bytewise, as sqlite orders text). */
+  private async groupCounts(query: string, field: string): Promise<{ value: string; count: number }[]> {
+    const rows = await this.aggregate(query, ["GROUPBY", "1", `@${field}`, "REDUCE", "COUNT", "0", "AS", "count"]);
+    return rows
+      .map((row) => ({ value: row.get(field) ?? "", count: Number(row.get("count")) }))
+      .sort((a, b) => b.count - a.count || Buffer.compare(Buffer.from(a.value), Buffer.from(b.value)));
+  }
+
+  // ---- whole-store walks (re-embedding) --------------------------------------------------
+
+  /**
+   * Every non-deleted memory, walking the keys (SCAN … TYPE ReJSON-RL) rather than the index:
+   * after a forced model change the documents with old-dimension vectors are not in the index.
+   * A memory is yielded once even if SCAN reports its key twice.
+   */
+  async *scanAll(batchSize: number): AsyncIterable<{ user_id: string; memory: Memory }[]> {
+    const seen = new Set<string>();
+    let batch: { user_id: string; memory: Memory }[] = [];
+    for await (const memories of this.walkDocuments<Memory>(MEMORY_PATH)) {
+      for (const memory of memories) {
+        if (memory.deleted_at !== null || seen.has(memory.id)) continue;
+        seen.add(memory.id);
+        batch.push({ user_id: memory.user_id, memory });
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  async countAll(): Promise<number> {
+    const seen = new Set<string>();
+    for await (const states of this.walkDocuments<{ user_id: string; deleted: string }>("$.ix", true)) {
+      for (const { key, value } of states) if (value.deleted !== YES) seen.add(key);
+    }
+    return seen.size;
+  }
+
+  /** The values at `path` of every memory document, a SCAN page at a time. */
+  private walkDocuments<T>(path: string): AsyncIterable<T[]>;
+  private walkDocuments<T>(path: string, withKeys: true): AsyncIterable<{ key: string; value: T }[]>;
+  private async *walkDocuments<T>(path: string, withKeys = false): AsyncIterable<(T | { key: string; value: T })[]> {
+    let cursor = "0";
+    do {
+      const [next, found] = (await this.client.sendCommand([
+        "SCAN", cursor, "MATCH", this.keys.memoryScanPattern(), "COUNT", String(WALK_PAGE), "TYPE", "ReJSON-RL",
+      ])) as [string, string[]];
+      cursor = next;
+      const keys = found.filter((key) => this.keys.memoryIdOf(key) !== null);
+      if (keys.length === 0) continue;
+      const values = (await this.client.sendCommand(["JSON.MGET", ...keys, path])) as (string | null)[];
+      const page: (T | { key: string; value: T })[] = [];
+      values.forEach((text, i) => {
+        const [value] = text ? (JSON.parse(text) as T[]) : [];
+        if (value !== undefined) page.push(withKeys ? { key: keys[i]!, value } : value);
+      });
+      yield page;
+    } while (cursor !== "0");
+  }
+
+  // ---- RediSearch ------------------------------------------------------------------------
+
+  private async search(query: string, args: (string | Buffer)[], withScores = false): Promise<SearchReply> {
+    const reply = await this.client.sendCommand(["FT.SEARCH", this.keys.index, query, ...args, "DIALECT", "2"]);
+    return parseSearch(reply, withScores);
+  }
+
+  private async aggregate(query: string, args: string[]): Promise<Map<string, string>[]> {
+    const reply = await this.client.sendCommand(["FT.AGGREGATE", this.keys.index, query, ...args, "DIALECT", "2"]);
+    return parseAggregate(reply);
+  }
+}

@@ -1,0 +1,116 @@
+import { createHash } from "node:crypto";
+import type { RedisClient } from "./client";
+import type { Keys } from "./keys";
+
+/**
+ * The RediSearch index over the memory documents (memory-doc.ts). TAG fields are CASESENSITIVE
+ * (namespaces "Work" and "work" are different), TEXT has no stemming and no stopwords (the
+ * domain chooses the terms; BM25 sees exactly the words the sqlite engine's FTS5 sees).
+ * Fields used by FT.AGGREGATE reducers or SORTBY are SORTABLE (UNF: values as stored).
+ */
+function schemaArgs(dimension: number): string[] {
+  const tag = (path: string, as: string, ...opts: string[]) => [path, "AS", as, "TAG", "SEPARATOR", "\x1f", "CASESENSITIVE", ...opts];
+  const numeric = (path: string, as: string, ...opts: string[]) => [path, "AS", as, "NUMERIC", ...opts];
+  return [
+    ...tag("$.ix.user_id", "user_id"),
+    ...tag("$.m.namespace", "namespace", "SORTABLE", "UNF"),
+    ...tag("$.m.session_id", "session_id"),
+    ...tag("$.m.agent_id", "agent_id"),
+    ...tag("$.m.memory_type", "memory_type", "SORTABLE", "UNF"),
+    ...tag("$.m.metadata.tags[*]", "tags"),
+    ...tag("$.ix.pinned", "pinned"),
+    ...tag("$.ix.deleted", "deleted"),
+    ...tag("$.hash", "content_hash"),
+    ...["$.text", "AS", "content", "TEXT", "NOSTEM"],
+    ...numeric("$.m.importance", "importance", "SORTABLE"),
+    ...numeric("$.m.access_count", "access_count", "SORTABLE"),
+    ...numeric("$.ix.created", "created_at", "SORTABLE"),
+    ...numeric("$.ix.expires", "expires_at"),
+    ...numeric("$.order", "order", "SORTABLE"),
+    ...["$.embedding", "AS", "embedding", "VECTOR", "HNSW", "6", "TYPE", "FLOAT32", "DIM", String(dimension), "DISTANCE_METRIC", "COSINE"],
+  ];
+}
+
+/** Identifies the schema apart from the dimension: a change here means the index is rebuilt at start-up. */
+const SCHEMA_VERSION = createHash("sha1").update(JSON.stringify(schemaArgs(0))).digest("hex").slice(0, 12);
+
+export interface IndexState {
+  dimension: number | null;
+}
+
+/** Creates, inspects and migrates the index; documents are never touched (FT.DROPINDEX without DD). */
+export class SearchIndex {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: Keys,
+  ) {}
+
+  /** The vector dimension of the existing index, or null when there is no index. */
+  async existingDimension(): Promise<number | null> {
+    let info: unknown[];
+    try {
+      info = (await this.client.sendCommand(["FT.INFO", this.keys.index])) as unknown[];
+    } catch (error) {
+      if (/unknown index name|no such index|not found/i.test((error as Error).message)) return null;
+      throw error;
+    }
+    const attributes = field(info, "attributes") as unknown[][] | undefined;
+    for (const attribute of attributes ?? []) {
+      if (String(field(attribute, "attribute")) !== "embedding") continue;
+      const dim = field(attribute, "dim") ?? field(attribute, "DIM");
+      if (dim !== undefined) return Number(dim);
+    }
+    return 0; // an index without a readable dimension: treated as a mismatch, so it is rebuilt
+  }
+
+  /**
+   * Makes sure the index exists with this dimension and the current schema: creates it, or
+   * drops and recreates it (keeping the documents, which are then re-indexed in the
+   * background; this waits until that is done). Safe to run from several processes at once.
+   */
+  async ensure(dimension: number): Promise<void> {
+    const existing = await this.existingDimension();
+    const schema = (await this.client.sendCommand(["HGET", this.keys.meta, "index_schema"])) as string | null;
+    if (existing === dimension && schema === SCHEMA_VERSION) return;
+    if (existing !== null) await this.drop();
+    await this.create(dimension);
+    await this.client.sendCommand(["HSET", this.keys.meta, "index_schema", SCHEMA_VERSION]);
+    await this.waitUntilIndexed();
+  }
+
+  async drop(): Promise<void> {
+    try {
+      await this.client.sendCommand(["FT.DROPINDEX", this.keys.index]);
+    } catch (error) {
+      if (!/unknown index name|no such index|not found/i.test((error as Error).message)) throw error;
+    }
+  }
+
+  private async create(dimension: number): Promise<void> {
+    try {
+      await this.client.sendCommand([
+        "FT.CREATE", this.keys.index, "ON", "JSON", "PREFIX", "1", this.keys.memoryPrefix, "STOPWORDS", "0",
+        "SCHEMA", ...schemaArgs(dimension),
+      ]);
+    } catch (error) {
+      if (!/already exists/i.test((error as Error).message)) throw error;
+    }
+  }
+
+  private async waitUntilIndexed(): Promise<void> {
+    for (let waited = 0; ; waited += 50) {
+      const info = (await this.client.sendCommand(["FT.INFO", this.keys.index])) as unknown[];
+      if (Number(field(info, "indexing") ?? 0) === 0) return;
+      if (waited > 0 && waited % 5000 === 0) {
+        console.error(`[redis] indexing existing memories: ${(Number(field(info, "percent_indexed") ?? 0) * 100).toFixed(0)}%`);
+      }
+      await Bun.sleep(50);
+    }
+  }
+}
+
+/** The value after `name` in a flat RESP2 [name, value, …] list. */
+function field(list: unknown[], name: string): unknown {
+  for (let i = 0; i + 1 < list.length; i += 2) if (String(list[i]) === name) return list[i + 1];
+  return undefined;
+}

@@ -1,0 +1,219 @@
+import { describe, expect, test } from "bun:test";
+import {
+  epochMs,
+  escapeTagValue,
+  escapeTextTerm,
+  knnQuery,
+  memoryFilterQuery,
+  numericRange,
+  tagAnyOf,
+  textAnyOf,
+} from "../src/store/redis/query";
+import { globEscape, isRecordId, Keys } from "../src/store/redis/keys";
+import { docHead, NEVER, orderKey, toDoc } from "../src/store/redis/memory-doc";
+import type { Memory } from "../src/domain/memory";
+
+/** Strings that are query syntax somewhere in RediSearch, plus unicode that must pass through. */
+const HOSTILE = [
+  "@user_id:{x}",
+  "{ } | - * \" ' ( ) : ~ % $ \\",
+  "a|b",
+  "-a",
+  "a*",
+  "*",
+  "%fuzzy%",
+  "$param",
+  "~optional",
+  "(x)=>[KNN 1 @embedding $vec]",
+  "x}|{y",
+  "back\\slash\\",
+  "quote\"inside",
+  "it's",
+  "tab\tand\nnewline",
+  "  padded  ",
+  "semi;colon,comma.dot<>=!#^&+/?`",
+  "[1 2]",
+  "日本語のタグ",
+  "café",
+  "emoji 🚀🔥",
+  "ZWJ 👩‍💻",
+  "\u0000nul",
+];
+
+/**
+ * Reads an escaped value the way the query lexer does: a backslash makes the next character a
+ * literal. Returns the literal text, or null if an operator character appears unescaped.
+ */
+function unescapeStrict(escaped: string): string | null {
+  let out = "";
+  for (let i = 0; i < escaped.length; i++) {
+    const c = escaped[i]!;
+    if (c === "\\") {
+      if (i + 1 >= escaped.length) return null; // dangling backslash would escape what follows
+      out += escaped[++i];
+      continue;
+    }
+    if (/[\x00-\x7f]/.test(c) && !/[A-Za-z0-9_]/.test(c)) return null;
+    out += c;
+  }
+  return out;
+}
+
+describe("RediSearch escaping (no server)", () => {
+  test("word characters pass through unchanged", () => {
+    expect(escapeTagValue("abc_XYZ_019")).toBe("abc_XYZ_019");
+    expect(escapeTextTerm("deploy")).toBe("deploy");
+  });
+
+  test("every ASCII punctuation character, space and control character is backslash-escaped", () => {
+    for (let code = 0; code < 128; code++) {
+      const c = String.fromCharCode(code);
+      const expected = /[A-Za-z0-9_]/.test(c) ? c : `\\${c}`;
+      expect(escapeTagValue(c)).toBe(expected);
+      expect(escapeTextTerm(c)).toBe(expected);
+    }
+  });
+
+  test("non-ASCII letters, CJK and emoji pass through (they are not operators)", () => {
+    expect(escapeTagValue("日本語")).toBe("日本語");
+    expect(escapeTagValue("café")).toBe("café");
+    expect(escapeTagValue("🚀")).toBe("🚀");
+    expect(escapeTagValue("👩‍💻")).toBe("👩‍💻");
+  });
+
+  test.each(HOSTILE)("hostile value %p stays one literal", (value) => {
+    for (const escaped of [escapeTagValue(value), escapeTextTerm(value)]) {
+      expect(unescapeStrict(escaped)).toBe(value);
+    }
+  });
+
+  test("a UUID's dashes are escaped (a bare '-' is negation)", () => {
+    expect(escapeTagValue("0b1e-42")).toBe("0b1e\\-42");
+  });
+});
+
+describe("query building (no server)", () => {
+  test("tagAnyOf: exact values joined by |", () => {
+    expect(tagAnyOf("tags", ["a b", "c|d"])).toBe("@tags:{a\\ b | c\\|d}");
+    expect(() => tagAnyOf("tags", [])).toThrow();
+  });
+
+  test("numericRange: exclusive bounds, open ends, integers without exponent", () => {
+    expect(numericRange("expires_at", { above: 1_700_000_000_123 })).toBe("@expires_at:[(1700000000123 +inf]");
+    expect(numericRange("created_at", { below: 5 })).toBe("@created_at:[-inf (5]");
+    expect(numericRange("created_at", { above: 1, below: 2 })).toBe("@created_at:[(1 (2]");
+    expect(numericRange("expires_at", { above: NEVER })).toBe("@expires_at:[(8640000000000000 +inf]");
+    expect(numericRange("x", { above: 1e21 })).toBe("@x:[(1000000000000000000000 +inf]");
+    expect(() => numericRange("x", { above: Number.NaN })).toThrow();
+  });
+
+  test("textAnyOf: distinct, non-empty, escaped terms OR-ed inside @content", () => {
+    expect(textAnyOf(["deploy", "tuesday", "deploy", ""])).toBe("@content:(deploy | tuesday)");
+    expect(textAnyOf(["a-b", "x*"])).toBe("@content:(a\\-b | x\\*)");
+    expect(textAnyOf([])).toBeNull();
+    expect(textAnyOf([""])).toBeNull();
+  });
+
+  test("memoryFilterQuery: user, expiry to the ms and not deleted are always there", () => {
+    expect(memoryFilterQuery("u-1", {}, 1000)).toBe("@user_id:{u\\-1} @expires_at:[(1000 +inf] @deleted:{0}");
+  });
+
+  test("memoryFilterQuery: every filter, each value escaped", () => {
+    const q = memoryFilterQuery(
+      "u",
+      {
+        namespace: "work space",
+        session_id: "s:1",
+        agent_id: "a|b",
+        memory_type: "decision",
+        pinned: false,
+        tags: ["x", "y z"],
+        created_after: "2024-01-01T00:00:00.000Z",
+        created_before: "2024-02-01T00:00:00.000Z",
+      },
+      5,
+    );
+    expect(q).toBe(
+      "@user_id:{u} @expires_at:[(5 +inf] @deleted:{0} @namespace:{work\\ space} @session_id:{s\\:1} @agent_id:{a\\|b} " +
+        "@memory_type:{decision} @pinned:{0} @tags:{x | y\\ z} @created_at:[(1704067200000 (1706745600000]",
+    );
+  });
+
+  test("memoryFilterQuery: include_deleted drops the state clause; pinned true; empty tag list is no filter", () => {
+    expect(memoryFilterQuery("u", { include_deleted: true, pinned: true, tags: [] }, 0)).toBe("@user_id:{u} @expires_at:[(0 +inf] @pinned:{1}");
+  });
+
+  test("an invalid date is an error, never a dropped filter", () => {
+    expect(() => memoryFilterQuery("u", { created_after: "yesterday" }, 0)).toThrow(/created_after/);
+    expect(() => epochMs("nope", "x")).toThrow();
+  });
+
+  test("knnQuery: pre-filter in parentheses, vector and k as parameters", () => {
+    expect(knnQuery("@user_id:{u}")).toBe("(@user_id:{u})=>[KNN $k @embedding $vec AS dist]");
+  });
+});
+
+describe("keys and documents (no server)", () => {
+  test("layout under the prefix", () => {
+    const k = new Keys("engram:");
+    expect(k.index).toBe("engram:idx:memories");
+    expect(k.memory("m1")).toBe("engram:mem:m1");
+    expect(k.out("m1")).toBe("engram:mem:m1:out");
+    expect(k.in("m1")).toBe("engram:mem:m1:in");
+    expect(k.history("m1")).toBe("engram:mem:m1:history");
+    expect(k.relation("r1")).toBe("engram:rel:r1");
+    expect(k.wallet("0xABC")).toBe("engram:wallet:0xabc");
+    expect(k.memoryIdOf("engram:mem:m1")).toBe("m1");
+    expect(k.memoryIdOf("engram:mem:m1:out")).toBeNull();
+    expect(k.memoryIdOf("other:mem:m1")).toBeNull();
+  });
+
+  test("SCAN patterns escape glob characters of the prefix; ids with ':' are not record ids", () => {
+    expect(globEscape("a*b?[c]\\")).toBe("a\\*b\\?\\[c\\]\\\\");
+    expect(new Keys("t[1]:").memoryScanPattern()).toBe("t\\[1\\]:mem:*");
+    expect(isRecordId("0b1e0000-0000-4000-8000-000000000000")).toBe(true);
+    expect(isRecordId("x:out")).toBe(false);
+    expect(isRecordId("")).toBe(false);
+  });
+
+  const memory: Memory = {
+    id: "m1",
+    user_id: "u1",
+    namespace: "default",
+    content: "Café déjà-vu: the team's deploy_window is Tuesday!",
+    metadata: { tags: ["a"] },
+    importance: 0.5,
+    memory_type: "general",
+    session_id: null,
+    agent_id: null,
+    pinned: true,
+    immutable: false,
+    expires_at: "2030-01-01T00:00:00.000Z",
+    created_at: "2024-01-01T00:00:00.000Z",
+    updated_at: "2024-01-01T00:00:00.000Z",
+    accessed_at: "2024-01-01T00:00:00.000Z",
+    access_count: 0,
+    deleted_at: null,
+  };
+
+  test("a document keeps the record verbatim and indexes the normalized words", () => {
+    const doc = toDoc(memory, Float32Array.from([0.1, 0.2]), "h", 7);
+    expect(doc.m).toEqual(memory);
+    expect(doc.text).toBe("cafe deja vu the team s deploy window is tuesday");
+    expect(doc.ix).toEqual({ user_id: "u1", created: 1704067200000, expires: 1893456000000, deleted: "0", pinned: "1" });
+    expect(doc.embedding).toEqual([Math.fround(0.1), Math.fround(0.2)]);
+    expect(Float32Array.from(doc.embedding)).toEqual(Float32Array.from([0.1, 0.2]));
+  });
+
+  test("docHead + the server's splice is the same document", () => {
+    const doc = toDoc(memory, Float32Array.from([0.5]), "h", 3);
+    const spliced = `${docHead(memory)},"hash":"h","seq":3,"order":${doc.order},"embedding":[0.5]}`;
+    expect(JSON.parse(spliced)).toEqual(JSON.parse(JSON.stringify(doc)));
+  });
+
+  test("order: newer creation first, insertion order within one millisecond", () => {
+    expect(orderKey(2, 0)).toBeGreaterThan(orderKey(1, 1023));
+    expect(orderKey(1, 6)).toBeGreaterThan(orderKey(1, 5));
+    expect(Number.isSafeInteger(orderKey(Date.parse("2200-01-01T00:00:00Z"), 1023))).toBe(true);
+  });
+});
