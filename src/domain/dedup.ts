@@ -1,5 +1,5 @@
 import { LIMITS, type Memory, type Metadata } from "./memory";
-import { cosine } from "./text";
+import { bigramOverlap, cosine } from "./text";
 
 /** A candidate to store, after validation and embedding. */
 export interface Candidate {
@@ -8,10 +8,22 @@ export interface Candidate {
   content_hash: string;
 }
 
-/** Is `b` a near-duplicate of `a` in the same namespace? Same normal form, or cosine at/above the threshold. */
+/**
+ * Half the word pairs must be shared on top of the cosine: embeddings that pool words ignore order,
+ * so "User prefers tabs over spaces" and "User prefers spaces over tabs" have cosine 1. A missed
+ * duplicate costs one extra memory; a wrong merge silently loses a fact, so the test errs strict.
+ */
+export const MIN_BIGRAM_OVERLAP = 0.5;
+
+export function isNearDuplicate(a: string, b: string, similarity: number, threshold: number): boolean {
+  return similarity >= threshold && bigramOverlap(a, b) >= MIN_BIGRAM_OVERLAP;
+}
+
+/** Is `b` a duplicate of `a`? Same namespace, and the same normal form or near-duplicate text. */
 export function isDuplicate(a: Candidate, b: Candidate, threshold: number): boolean {
   if (a.memory.namespace !== b.memory.namespace) return false;
-  return a.content_hash === b.content_hash || cosine(a.embedding, b.embedding) >= threshold;
+  if (a.content_hash === b.content_hash) return true;
+  return isNearDuplicate(a.memory.content, b.memory.content, cosine(a.embedding, b.embedding), threshold);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { MemoryFilter, MemoryStore, Page } from "../store/port";
 import type { HistoryEntry } from "./history";
 import { DEFAULT_NAMESPACE, expiryProblem, metadataProblem, PatchFields, type Memory, type StoreFields } from "./memory";
 import { immutableConflict, invalid, notFound } from "./errors";
-import { isDuplicate, merge, type Candidate } from "./dedup";
+import { isDuplicate, isNearDuplicate, merge, type Candidate } from "./dedup";
 import { contentHash } from "./text";
 import type { Clock, TextEmbedder } from "./ports";
 
@@ -96,7 +96,7 @@ export class Memories {
     const exact = await this.store.findByContentHash(userId, namespace, candidate.content_hash, now);
     if (exact) return exact;
     const [nearest] = await this.store.nearest(userId, candidate.embedding, { namespace }, 1, now);
-    return nearest && nearest.similarity >= this.dedupThreshold ? nearest.memory : null;
+    return nearest && isNearDuplicate(nearest.memory.content, candidate.memory.content, nearest.similarity, this.dedupThreshold) ? nearest.memory : null;
   }
 
   /** An active memory of this user, or 404: another user's memory is indistinguishable from a missing one. */

@@ -5,9 +5,14 @@ export function normalizeText(text: string): string {
   return text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/\s+/g, " ").trim();
 }
 
-/** Hash of the content's words: case, accents, spacing and punctuation do not make a memory new. */
+/**
+ * Hash of the content's words: case, accents, spacing and punctuation do not make a memory new.
+ * A content with no words at all (emoji, symbols) hashes its normalized text instead, or every
+ * such memory would be "the same" as every other.
+ */
 export function contentHash(text: string): string {
-  return createHash("sha256").update(words(text).join(" ")).digest("hex");
+  const w = words(text);
+  return createHash("sha256").update(w.length > 0 ? w.join(" ") : normalizeText(text)).digest("hex");
 }
 
 /** Words as the FTS tokenizers see them (unicode letters and digits). */
@@ -28,6 +33,20 @@ export function queryTerms(query: string): string[] {
   const all = [...new Set(words(query))];
   const content = all.filter((w) => !STOPWORDS.has(w));
   return content.length > 0 ? content : all;
+}
+
+/** Jaccard overlap of the two texts' adjacent word pairs (0..1): sensitive to word order, unlike a bag of words. */
+export function bigramOverlap(a: string, b: string): number {
+  const pairs = (text: string) => {
+    const w = words(text);
+    return new Set(w.length < 2 ? w : w.slice(1).map((word, i) => `${w[i]} ${word}`));
+  };
+  const pa = pairs(a);
+  const pb = pairs(b);
+  if (pa.size === 0 && pb.size === 0) return 1;
+  let shared = 0;
+  for (const p of pa) if (pb.has(p)) shared++;
+  return shared / (pa.size + pb.size - shared);
 }
 
 /** Share of the query terms present in a text (0..1). */

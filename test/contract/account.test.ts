@@ -81,6 +81,9 @@ describeEngines("account", (engine) => {
         ["GET", "/v1/export"],
         ["GET", "/v1/free-tier/status"],
         ["DELETE", "/v1/memories", { ids: [MISSING_ID] }],
+        ["GET", "/v1/suggested"],
+        ["GET", `/v1/graph?memory_id=${id}`],
+        ["POST", "/v1/extract", { text: "I prefer tabs over spaces." }],
       ];
       for (const [method, path, body] of freeCalls) {
         const res = await client.request(method, path, body);
@@ -101,8 +104,12 @@ describeEngines("account", (engine) => {
       expect(context.status).toBe(200);
       expect(remaining(context)).toBe(95);
 
+      const ingest = await client.post("/v1/ingest", { text: "We decided to run load tests with k6 every sprint." });
+      expect(ingest.status).toBe(201);
+      expect(remaining(ingest)).toBe(94);
+
       const status = await client.get("/v1/free-tier/status");
-      expect(status.body).toMatchObject({ free_tier_remaining: 95, free_tier_used: 5, free_tier_total: 100 });
+      expect(status.body).toMatchObject({ free_tier_remaining: 94, free_tier_used: 6, free_tier_total: 100 });
     });
 
     test("a paid call that fails validation does not consume a call", async () => {
@@ -118,6 +125,8 @@ describeEngines("account", (engine) => {
         ["POST", "/v1/recall", { query: "logs", limit: 0 }],
         ["PATCH", "/v1/memories/batch", { updates: [] }],
         ["POST", "/v1/context", { max_tokens: 50 }],
+        ["POST", "/v1/ingest", {}],
+        ["POST", "/v1/ingest", { text: "x".repeat(10), messages: [{ role: "user", content: "hi" }] }],
       ];
       for (const [method, path, body] of failing) {
         const res = await client.request(method, path, body);
@@ -152,6 +161,7 @@ describeEngines("account", (engine) => {
           ["POST", "/v1/recall", { query: "argon2id" }],
           ["PATCH", "/v1/memories/batch", { updates: [{ id, importance: 0.9 }] }],
           ["POST", "/v1/context", {}],
+          ["POST", "/v1/ingest", { text: "We decided to ship the beta in June." }],
         ];
         for (const [method, path, body] of paid) {
           const res = await client.request(method, path, body);

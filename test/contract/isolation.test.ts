@@ -4,6 +4,7 @@ import { describeEngines } from "../helpers/engines";
 import { storeOne, type Reply } from "../helpers/contract";
 
 const ids = (res: Reply) => (res.body.memories as { id: string }[]).map((m) => m.id);
+const sortedIds = (res: Reply) => ids(res).sort();
 
 /** Wallet B can never see or touch wallet A's memories: every endpoint behaves as if they did not exist. */
 describeEngines("wallet isolation", (engine) => {
@@ -120,7 +121,24 @@ describeEngines("wallet isolation", (engine) => {
     expect(batch.body).toMatchObject({ count: 1, deduplicated_count: 0 });
     expect(batch.body.ids[0]).not.toBe(sibling);
     expect((await bob.get(`/v1/memories/${res.body.id}`)).body).toMatchObject({ content: SECRET, importance: 1, metadata: { tags: ["bob"] } });
-    expect((await bob.get("/v1/memories")).body.total).toBe(3);
+    expect((await bob.get(`/v1/memories?namespace=${NS}`)).body.total).toBe(3);
+  });
+
+  test("ingest dedups within a wallet only: B ingesting A's conversation stores B's own facts", async () => {
+    const text = "I prefer dark mode in every editor. We decided to deploy the billing service on Tuesdays.";
+    const first = await alice.post("/v1/ingest", { text, namespace: "ingested" });
+    expect(first.status).toBe(201);
+    expect(first.body.facts_stored).toBeGreaterThan(0);
+    expect(first.body.facts_deduplicated).toBe(0);
+    const theirs = await bob.post("/v1/ingest", { text, namespace: "ingested" });
+    expect(theirs.status).toBe(201);
+    expect(theirs.body).toMatchObject({ facts_extracted: first.body.facts_extracted, facts_stored: first.body.facts_stored, facts_deduplicated: 0 });
+    expect(theirs.body.memory_ids.filter((m: string) => first.body.memory_ids.includes(m))).toEqual([]);
+    const again = await alice.post("/v1/ingest", { text, namespace: "ingested" });
+    expect(again.body).toMatchObject({ facts_stored: 0, facts_deduplicated: first.body.facts_extracted, memory_ids: [] });
+    expect(sortedIds(await bob.get("/v1/memories?namespace=ingested"))).toEqual([...theirs.body.memory_ids].sort());
+    expect(sortedIds(await alice.get("/v1/memories?namespace=ingested"))).toEqual([...first.body.memory_ids].sort());
+    for (const m of first.body.memory_ids) expect(await alice.del(`/v1/memories/${m}`)).toMatchObject({ status: 200 });
   });
 
   test("after all of B's attempts, A's memories, pin, relation and history are untouched", async () => {

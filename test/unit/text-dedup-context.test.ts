@@ -55,13 +55,21 @@ describe("dedup", () => {
   test("same normal form or cosine at the threshold is a duplicate, only within a namespace", () => {
     const a = { memory: memory(), embedding: v(1, 0), content_hash: contentHash("User prefers tabs") };
     const sameText = { memory: memory({ content: "user prefers TABS." }), embedding: v(0, 1), content_hash: contentHash("user prefers TABS.") };
-    const close = { memory: memory({ content: "x" }), embedding: v(0.96, 0.28), content_hash: "other" };
-    const far = { memory: memory({ content: "y" }), embedding: v(0.6, 0.8), content_hash: "other2" };
+    const close = { memory: memory({ content: "User prefers tabs!!" }), embedding: v(0.96, 0.28), content_hash: "other" };
+    const far = { memory: memory({ content: "User prefers tabs" }), embedding: v(0.6, 0.8), content_hash: "other2" };
     const elsewhere = { ...sameText, memory: memory({ namespace: "work" }) };
     expect(isDuplicate(a, sameText, 0.95)).toBe(true);
     expect(isDuplicate(a, close, 0.95)).toBe(true);
     expect(isDuplicate(a, far, 0.95)).toBe(false);
     expect(isDuplicate(a, elsewhere, 0.95)).toBe(false);
+  });
+
+  test("near-duplicates need shared word order as well as cosine", () => {
+    const a = { memory: memory({ content: "User prefers tabs over spaces" }), embedding: v(1, 0), content_hash: "h1" };
+    const b = { memory: memory({ content: "User prefers spaces over tabs" }), embedding: v(1, 0), content_hash: "h2" };
+    const c = { memory: memory({ content: "User prefers tabs over spaces in Go" }), embedding: v(1, 0), content_hash: "h3" };
+    expect(isDuplicate(a, b, 0.95)).toBe(false);
+    expect(isDuplicate(a, c, 0.95)).toBe(true);
   });
 
   test("merge keeps identity, takes max importance, unions tags, incoming metadata wins, later expiry", () => {
