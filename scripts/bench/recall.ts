@@ -4,7 +4,7 @@
  *
  *   bun scripts/bench/recall.ts [--sizes 10000,100000] [--total 200000] [--other-size 20000]
  *                               [--engine sqlite|redis] [--queries 2000] [--seconds 10]
- *                               [--connections 1,64] [--no-http] [--check] [--seed 1] [--data-dir DIR]
+ *                               [--connections 1,64] [--no-http] [--check] [--analyze] [--seed 1] [--data-dir DIR]
  *
  * Phases: the main wallet is filled to each size in turn and measured; when --total exceeds the
  * last size, other wallets of --other-size memories are added until the store holds --total, and
@@ -21,9 +21,12 @@
  *
  * --engine redis needs REDIS_URL (Redis Stack) and src/store/redis/redis-store.ts; without them the
  * run stops with the reason. --check compares the sqlite vector index with an exact SQL scan.
+ * --analyze runs SQLite's ANALYZE after each fill (from a second connection): without planner
+ * statistics SQLite answers `user_id = ? and id in (…)` by walking all of the user's rows.
  * Progress goes to stderr, the markdown tables to stdout.
  */
 import { parseArgs } from "node:util";
+import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -55,6 +58,7 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "1,64" },
     "no-http": { type: "boolean", default: false },
     check: { type: "boolean", default: false },
+    analyze: { type: "boolean", default: false },
     seed: { type: "string", default: "1" },
     "data-dir": { type: "string" },
     "cache-dir": { type: "string" },
@@ -396,9 +400,14 @@ function fmt(h: Histogram): string {
 // ---------------------------------------------------------------------------------------------
 // End-to-end over HTTP
 // ---------------------------------------------------------------------------------------------
-let server: { url: string; token: string; stop: () => Promise<void> } | null = null;
+interface Server {
+  url: string;
+  token: string;
+  stop: () => Promise<void>;
+}
+let server: Server | null = null;
 
-async function startServer(): Promise<NonNullable<typeof server>> {
+async function startServer(): Promise<Server> {
   const app = createApp(deps).listen({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server!.port}`;
   const timestamp = Math.floor(Date.now() / 1000);
@@ -496,6 +505,13 @@ const runStarted = performance.now();
 log(`engine ${engineName}, data dir ${dataDir}, sizes ${sizes.join(", ")}, total ${int(total)}, wrk ${wrkPath ?? "not found (Bun loader)"}`);
 
 async function measure(label: string, fillStats: FillStats): Promise<void> {
+  if (args.analyze && engineName === "sqlite") {
+    const t = performance.now();
+    const db = new Database(join(dataDir, "engram.sqlite"));
+    db.exec("pragma busy_timeout = 5000; analyze");
+    db.close();
+    log(`analyze: ${f(performance.now() - t)} ms`);
+  }
   const rssAfterFill = process.memoryUsage().rss;
   log(`phase ${label}: measuring (RSS ${mb(rssAfterFill)})`);
   const server = await serverSide();
@@ -524,7 +540,7 @@ if (total > totalRows) {
   await measure(`${int(walletRows)} in one wallet, ${int(totalRows)} total`, stats);
 }
 
-await server?.stop();
+await (server as Server | null)?.stop();
 await embedder.close();
 await rawStore.close();
 await cleanup();

@@ -13,46 +13,18 @@ const Tags = t.Array(t.String());
 export const ListedMemory = t.Omit(Memory, ["deleted_at"]);
 export const listed = ({ deleted_at: _, ...rest }: MemoryT) => rest;
 
-export const SearchedMemory = t.Composite([t.Pick(Memory, ["id", "content", "importance", "memory_type", "namespace", "created_at"]), t.Object({ tags: Tags })]);
-export const searched = (m: MemoryT) => ({
-  id: m.id,
-  content: m.content,
-  importance: m.importance,
-  memory_type: m.memory_type,
-  namespace: m.namespace,
-  tags: tagsOf(m),
-  created_at: m.created_at,
-});
+/** A schema of some Memory fields plus the top-level `tags`, and the function that fills it: the keys are listed once. */
+function withTags<const K extends keyof MemoryT & keyof typeof Memory.properties>(keys: readonly K[]) {
+  const schema = t.Composite([t.Pick(Memory, keys), t.Object({ tags: Tags })]);
+  const present = (m: MemoryT) => ({ ...(Object.fromEntries(keys.map((k) => [k, m[k]])) as Pick<MemoryT, K>), tags: tagsOf(m) });
+  return [schema, present] as const;
+}
 
-export const CoreMemory = t.Composite([t.Pick(Memory, ["id", "content", "importance", "pinned", "memory_type", "created_at"]), t.Object({ tags: Tags })]);
-export const core = (m: MemoryT) => ({
-  id: m.id,
-  content: m.content,
-  importance: m.importance,
-  pinned: m.pinned,
-  memory_type: m.memory_type,
-  tags: tagsOf(m),
-  created_at: m.created_at,
-});
-
-export const ExportedMemory = t.Composite([
-  t.Pick(Memory, ["id", "content", "importance", "memory_type", "namespace", "created_at", "updated_at", "deleted_at", "pinned", "session_id", "agent_id"]),
-  t.Object({ tags: Tags }),
+export const [SearchedMemory, searched] = withTags(["id", "content", "importance", "memory_type", "namespace", "created_at"]);
+export const [CoreMemory, core] = withTags(["id", "content", "importance", "pinned", "memory_type", "created_at"]);
+export const [ExportedMemory, exported] = withTags([
+  "id", "content", "importance", "memory_type", "namespace", "created_at", "updated_at", "deleted_at", "pinned", "session_id", "agent_id",
 ]);
-export const exported = (m: MemoryT) => ({
-  id: m.id,
-  content: m.content,
-  importance: m.importance,
-  memory_type: m.memory_type,
-  namespace: m.namespace,
-  tags: tagsOf(m),
-  created_at: m.created_at,
-  updated_at: m.updated_at,
-  deleted_at: m.deleted_at,
-  pinned: m.pinned,
-  session_id: m.session_id,
-  agent_id: m.agent_id,
-});
 
 export const RecalledMemorySchema = t.Composite([
   t.Pick(Memory, ["id", "content", "metadata", "importance", "namespace", "memory_type", "session_id", "agent_id", "created_at", "access_count", "pinned"]),

@@ -113,6 +113,27 @@ describeEngines("memories", (engine) => {
       expect(again.body.id).not.toBe(gone);
     });
 
+    test("contents without any words (emoji, symbols) are not duplicates of each other", async () => {
+      const client = new Client(service);
+      const rocket = await storeOne(client, { content: "🚀🚀" });
+      const party = await client.post("/v1/store", { content: "🎉" });
+      expect(party.body.deduplicated).toBe(false);
+      expect(party.body.id).not.toBe(rocket);
+      expect((await client.get(`/v1/memories/${party.body.id}`)).body.content).toBe("🎉");
+      expect((await client.post("/v1/store", { content: " 🚀🚀 " })).body).toMatchObject({ id: rocket, deduplicated: true });
+    });
+
+    // Dedup merges on embedding cosine ≥ 0.95; with the local GloVe model, out-of-vocabulary tokens (keys, ids, hashes)
+    // add nothing to the vector, so two memories that differ only in such a token merge and the second one is lost.
+    // Changing this is a dedup-policy decision (e.g. require word overlap as well), not a local fix.
+    test.todo("contents that differ only in an identifier (deploy key, ticket id) stay distinct memories", async () => {
+      const client = new Client(service);
+      const first = await storeOne(client, { content: "The staging deploy key is ghp_8f7a6d5c4b3a." });
+      const second = await client.post("/v1/store", { content: "The staging deploy key is ghp_1a2b3c4d5e6f." });
+      expect(second.body.deduplicated).toBe(false);
+      expect(second.body.id).not.toBe(first);
+    });
+
     test("content is required and must be a non-empty string", async () => {
       const client = new Client(service);
       expectFieldError(await client.post("/v1/store", {}), "content");

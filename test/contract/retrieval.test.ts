@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client, startService, type TestService } from "../helpers/harness";
 import { describeEngines } from "../helpers/engines";
-import { DAY, expectFieldError, storeOne, type Reply } from "../helpers/contract";
+import { DAY, expectFieldError, FACTS, storeMany, storeOne, type Reply } from "../helpers/contract";
 
 const ids = (res: Reply) => (res.body.memories as { id: string }[]).map((m) => m.id);
 const sorted = (list: string[]) => [...list].sort();
@@ -101,15 +101,25 @@ describeEngines("retrieval", (engine) => {
     });
 
     test("limit: default 10, 1..100; 0 and 101 → 422; total counts all matches", async () => {
-      const limited = await client.post("/v1/search", { query: "the", limit: 1 });
+      const query = "PostgreSQL deploy team";
+      const limited = await client.post("/v1/search", { query, limit: 1 });
       expect(limited.body.memories).toHaveLength(1);
-      const all = await client.post("/v1/search", { query: "the", limit: 100 });
-      expect(limited.body.total).toBe(all.body.total);
-      expect(all.body.memories).toHaveLength(all.body.total);
-      expect(all.body.total).toBeGreaterThanOrEqual(4);
-      expect((await client.post("/v1/search", { query: "the" })).body.memories).toHaveLength(Math.min(10, all.body.total));
-      expectFieldError(await client.post("/v1/search", { query: "the", limit: 0 }), "limit");
-      expectFieldError(await client.post("/v1/search", { query: "the", limit: 101 }), "limit");
+      expect(limited.body.total).toBe(5);
+      const all = await client.post("/v1/search", { query, limit: 100 });
+      expect(all.body.total).toBe(5);
+      expect(sorted(ids(all))).toEqual(sorted([id.pgPrimary, id.pgBackups, id.rollback, id.announce, id.cafe]));
+      expect((await client.post("/v1/search", { query, limit: 3 })).body.memories).toHaveLength(3);
+      expect((await client.post("/v1/search", { query })).body.memories).toHaveLength(5);
+      expectFieldError(await client.post("/v1/search", { query, limit: 0 }), "limit");
+      expectFieldError(await client.post("/v1/search", { query, limit: 101 }), "limit");
+    });
+
+    test("limit defaults to 10", async () => {
+      const other = new Client(service);
+      await storeMany(other, FACTS.slice(0, 12).map((fact, i) => ({ content: `Runbook: ${fact}`, namespace: `runbook-${i}` })));
+      const res = await other.post("/v1/search", { query: "runbook" });
+      expect(res.body.total).toBe(12);
+      expect(res.body.memories).toHaveLength(10);
     });
 
     test("query: 1000 chars accepted, 1001 and empty → 422", async () => {

@@ -31,7 +31,10 @@ export const publicRoutes = (deps: AppDeps) =>
         },
         after_free_tier: {
           payment: `x402 (USDC on ${deps.config.X402_NETWORK === "base" ? "Base" : "Base Sepolia"})`,
-          note: "Paid endpoints answer 402 with x402 payment requirements once the free calls are used.",
+          note:
+            deps.config.PAYMENTS === "on"
+              ? "After the free calls, paid endpoints answer 402 with x402 payment requirements; pay with X-PAYMENT or PAYMENT-SIGNATURE."
+              : "Payments are disabled on this server: after the free calls, paid endpoints answer 402 payments_disabled.",
         },
       }),
       { detail: { summary: "Free tier and authentication (public)" } },
