@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import {
   epochMs,
   escapeTagValue,
+  fromTagForm,
+  tagForm,
   escapeTextTerm,
   knnQuery,
   memoryFilterQuery,
@@ -10,7 +12,7 @@ import {
   textAnyOf,
 } from "../src/store/redis/query";
 import { globEscape, isRecordId, Keys } from "../src/store/redis/keys";
-import { docHead, NEVER, orderKey, toDoc } from "../src/store/redis/memory-doc";
+import { docHead, docJson, NEVER, orderKey, toDoc } from "../src/store/redis/memory-doc";
 import type { Memory } from "../src/domain/memory";
 
 /** Strings that are query syntax somewhere in RediSearch, plus unicode that must pass through. */
@@ -90,11 +92,25 @@ describe("RediSearch escaping (no server)", () => {
   test("a UUID's dashes are escaped (a bare '-' is negation)", () => {
     expect(escapeTagValue("0b1e-42")).toBe("0b1e\\-42");
   });
+
+  test("tag forms: printable values as they are; empty, control characters and the marker hex-encoded", () => {
+    for (const plain of ["work", " padded ", "a,b", "日本", "🚀", "~single", "x~~"]) expect(tagForm(plain)).toBe(plain);
+    expect(tagForm("")).toBe("~~");
+    expect(tagForm("a\x1fb")).toBe("~~611f62");
+    expect(tagForm("\u0000")).toBe("~~00");
+    expect(tagForm("~~61")).toBe("~~7e7e3631");
+    for (const v of ["", "a\x1fb", "\u0000", "~~61", "tab\tx", "work", "日本\n"]) {
+      expect(fromTagForm(tagForm(v))).toBe(v);
+      expect(unescapeStrict(escapeTagValue(tagForm(v)))).toBe(tagForm(v));
+    }
+    expect(new Set(["", "~~", "~~~~", "~~7e7e"].map(tagForm)).size).toBe(4);
+  });
 });
 
 describe("query building (no server)", () => {
-  test("tagAnyOf: exact values joined by |", () => {
+  test("tagAnyOf: exact values joined by |, in their tag form", () => {
     expect(tagAnyOf("tags", ["a b", "c|d"])).toBe("@tags:{a\\ b | c\\|d}");
+    expect(tagAnyOf("session_id", [""])).toBe("@session_id:{\\~\\~}");
     expect(() => tagAnyOf("tags", [])).toThrow();
   });
 
@@ -109,6 +125,7 @@ describe("query building (no server)", () => {
 
   test("textAnyOf: distinct, non-empty, escaped terms OR-ed inside @content", () => {
     expect(textAnyOf(["deploy", "tuesday", "deploy", ""])).toBe("@content:(deploy | tuesday)");
+    expect(textAnyOf(["ok", "nul\u0000", "bell\x07"])).toBe("@content:(ok)");
     expect(textAnyOf(["a-b", "x*"])).toBe("@content:(a\\-b | x\\*)");
     expect(textAnyOf([])).toBeNull();
     expect(textAnyOf([""])).toBeNull();
@@ -200,7 +217,17 @@ describe("keys and documents (no server)", () => {
     const doc = toDoc(memory, Float32Array.from([0.1, 0.2]), "h", 7);
     expect(doc.m).toEqual(memory);
     expect(doc.text).toBe("cafe deja vu the team s deploy window is tuesday");
-    expect(doc.ix).toEqual({ user_id: "u1", created: 1704067200000, expires: 1893456000000, deleted: "0", pinned: "1" });
+    expect(doc.ix).toEqual({
+      user_id: "u1",
+      namespace: "default",
+      session_id: null,
+      agent_id: null,
+      tags: ["a"],
+      created: 1704067200000,
+      expires: 1893456000000,
+      deleted: "0",
+      pinned: "1",
+    });
     expect(doc.embedding).toEqual([Math.fround(0.1), Math.fround(0.2)]);
     expect(Float32Array.from(doc.embedding)).toEqual(Float32Array.from([0.1, 0.2]));
   });
@@ -209,6 +236,12 @@ describe("keys and documents (no server)", () => {
     const doc = toDoc(memory, Float32Array.from([0.5]), "h", 3);
     const spliced = `${docHead(memory)},"hash":"h","seq":3,"order":${doc.order},"embedding":[0.5]}`;
     expect(JSON.parse(spliced)).toEqual(JSON.parse(JSON.stringify(doc)));
+  });
+
+  test("documents are well-formed JSON for RedisJSON: lone surrogates become U+FFFD (values and keys)", () => {
+    const text = docJson({ a: "x\ud800y", ["k\udc00"]: ["\ud83d"], ok: "🚀" });
+    expect(text).not.toMatch(/\\ud[89a-f]/i);
+    expect(JSON.parse(text)).toEqual({ a: "x\ufffdy", "k\ufffd": ["\ufffd"], ok: "🚀" });
   });
 
   test("order: newer creation first, insertion order within one millisecond", () => {

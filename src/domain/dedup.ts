@@ -1,5 +1,5 @@
 import { LIMITS, type Memory, type Metadata } from "./memory";
-import { bigramOverlap, cosine } from "./text";
+import { bigramOverlap, cosine, words } from "./text";
 
 /** A candidate to store, after validation and embedding. */
 export interface Candidate {
@@ -9,14 +9,23 @@ export interface Candidate {
 }
 
 /**
- * Half the word pairs must be shared on top of the cosine: embeddings that pool words ignore order,
+ * Half the word pairs, and every word with a digit, must be shared on top of the cosine: embeddings that pool words ignore order,
  * so "User prefers tabs over spaces" and "User prefers spaces over tabs" have cosine 1. A missed
  * duplicate costs one extra memory; a wrong merge silently loses a fact, so the test errs strict.
  */
 export const MIN_BIGRAM_OVERLAP = 0.5;
 
 export function isNearDuplicate(a: string, b: string, similarity: number, threshold: number): boolean {
-  return similarity >= threshold && bigramOverlap(a, b) >= MIN_BIGRAM_OVERLAP;
+  return similarity >= threshold && bigramOverlap(a, b) >= MIN_BIGRAM_OVERLAP && sameFigures(a, b);
+}
+
+/**
+ * Words with a digit (versions, amounts, dates, ids, keys) carry the fact: "Postgres 15" is not
+ * "Postgres 16", and an embedding model may not even know such tokens. They must match exactly.
+ */
+function sameFigures(a: string, b: string): boolean {
+  const figures = (text: string) => [...new Set(words(text).filter((w) => /\p{N}/u.test(w)))].sort().join(" ");
+  return figures(a) === figures(b);
 }
 
 /** Is `b` a duplicate of `a`? Same namespace, and the same normal form or near-duplicate text. */

@@ -191,6 +191,14 @@ describeEngines("account", (engine) => {
         expect((await client.post("/v1/search", { query: "argon2id" })).body.total).toBe(1);
         expect((await client.get("/v1/free-tier/status")).body).toMatchObject({ free_tier_remaining: 0, free_tier_used: 3, free_tier_total: 3 });
 
+        // concurrent paid calls never take more than the allowance
+        const racer = new Client(small);
+        const contents = ["Racer note one about Kafka topics.", "Racer note two about Redis eviction.", "Racer note three about DNS TTLs.", "Racer note four about TLS renewals.", "Racer note five about cron schedules."];
+        const raced = await Promise.all(contents.map((content) => racer.post("/v1/store", { content, namespace: content.split(" ")[2] })));
+        expect(raced.map((r) => r.status).sort()).toEqual([201, 201, 201, 402, 402]);
+        expect((await racer.get("/v1/memories")).body.total).toBe(3);
+        expect((await racer.get("/v1/free-tier/status")).body).toMatchObject({ free_tier_remaining: 0, free_tier_used: 3 });
+
         // another wallet has its own allowance
         const other = new Client(small);
         const res = await other.post("/v1/store", { content: "Another wallet's first memory." });

@@ -123,10 +123,11 @@ describeEngines("memories", (engine) => {
       expect((await client.post("/v1/store", { content: " 🚀🚀 " })).body).toMatchObject({ id: rocket, deduplicated: true });
     });
 
-    // Dedup merges on embedding cosine ≥ 0.95; with the local GloVe model, out-of-vocabulary tokens (keys, ids, hashes)
-    // add nothing to the vector, so two memories that differ only in such a token merge and the second one is lost.
-    // Changing this is a dedup-policy decision (e.g. require word overlap as well), not a local fix.
-    test.todo("contents that differ only in an identifier (deploy key, ticket id) stay distinct memories", async () => {
+    // Dedup merges on embedding cosine ≥ 0.95 plus ≥ 50% shared word pairs. With the local GloVe model,
+    // out-of-vocabulary tokens (keys, ids, hashes) add nothing to the vector, and one differing token in a
+    // sentence keeps most word pairs, so two memories that differ only in such a token merge and the second
+    // one is silently lost. Changing this is a dedup-policy decision, not a local fix.
+    test("contents that differ only in an identifier (deploy key, ticket id) stay distinct memories", async () => {
       const client = new Client(service);
       const first = await storeOne(client, { content: "The staging deploy key is ghp_8f7a6d5c4b3a." });
       const second = await client.post("/v1/store", { content: "The staging deploy key is ghp_1a2b3c4d5e6f." });
@@ -648,6 +649,8 @@ describeEngines("memories", (engine) => {
       const client = new Client(service);
       const expiring = await storeOne(client, { content: "The staging database runs PostgreSQL 15 on a single r6g.large instance.", expires_at: isoFromNow(service, HOUR), metadata: { tags: ["db"] } });
       const kept = await storeOne(client, { content: "The PostgreSQL read replica for analytics lives in us-east-2.", expires_at: isoFromNow(service, HOUR), metadata: { tags: ["db"] } });
+      const relation = (await client.post(`/v1/memories/${kept}/relations`, { target_id: expiring, relation_type: "related_to" })).body;
+      expect((await client.get(`/v1/memories/${kept}/relations`)).body.relations.map((r: { id: string }) => r.id)).toEqual([relation.id]);
       const cleared = await client.patch(`/v1/memories/${kept}`, { expires_at: null });
       expect(cleared.status).toBe(200);
       expect(cleared.body.expires_at).toBeNull();
@@ -676,6 +679,8 @@ describeEngines("memories", (engine) => {
       expect(after).toEqual({ list: [kept], search: [kept], recall: [kept], stats: 1, export: [kept], tagged: [kept] });
       expect((await client.get("/v1/namespaces")).body.namespaces).toEqual([{ namespace: "default", count: 1 }]);
       expect((await client.get(`/v1/memories/${kept}`)).body.expires_at).toBeNull();
+      expect((await client.get(`/v1/memories/${kept}/relations`)).body.relations).toEqual([]);
+      expect((await client.post(`/v1/memories/${kept}/relations`, { target_id: expiring, relation_type: "supports" })).status).toBe(404);
     });
   });
 });

@@ -72,6 +72,14 @@ describe("dedup", () => {
     expect(isDuplicate(a, c, 0.95)).toBe(true);
   });
 
+  test("near-duplicates must carry the same figures (versions, ids, amounts)", () => {
+    const a = { memory: memory({ content: "The API runs on Postgres 15" }), embedding: v(1, 0), content_hash: "h1" };
+    const b = { memory: memory({ content: "The API runs on Postgres 16" }), embedding: v(1, 0), content_hash: "h2" };
+    const c = { memory: memory({ content: "The API runs on Postgres 15 today" }), embedding: v(1, 0), content_hash: "h3" };
+    expect(isDuplicate(a, b, 0.95)).toBe(false);
+    expect(isDuplicate(a, c, 0.95)).toBe(true);
+  });
+
   test("merge keeps identity, takes max importance, unions tags, incoming metadata wins, later expiry", () => {
     const existing = memory({ importance: 0.4, metadata: { tags: ["a"], source: "chat", keep: 1 }, expires_at: "2030-01-01T00:00:00.000Z" });
     const incoming = memory({ importance: 0.9, metadata: { tags: ["b", "a"], source: "email" }, pinned: true, expires_at: "2031-01-01T00:00:00.000Z" });

@@ -1,6 +1,6 @@
 import type { Memory } from "../../domain/memory";
 import { words } from "../../domain/text";
-import { NO, YES } from "./query";
+import { NO, tagForm, YES } from "./query";
 
 /** "No expiry" as a NUMERIC value: the largest ECMAScript date, so `@expires_at:[(now +inf]` keeps it. */
 export const NEVER = 8_640_000_000_000_000;
@@ -32,8 +32,13 @@ export interface MemoryDoc {
   embedding: number[];
 }
 
+/** Values the index reads; user strings in their TAG form (query.ts tagForm). */
 export interface IndexFields {
   user_id: string;
+  namespace: string;
+  session_id: string | null;
+  agent_id: string | null;
+  tags: string[];
   created: number;
   expires: number;
   deleted: string;
@@ -41,8 +46,13 @@ export interface IndexFields {
 }
 
 export function indexFields(memory: Memory): IndexFields {
+  const orNull = (value: string | null) => (value === null ? null : tagForm(value));
   return {
     user_id: memory.user_id,
+    namespace: tagForm(memory.namespace),
+    session_id: orNull(memory.session_id),
+    agent_id: orNull(memory.agent_id),
+    tags: (memory.metadata.tags ?? []).map(tagForm),
     created: Date.parse(memory.created_at),
     expires: expiresMs(memory) ?? NEVER,
     deleted: memory.deleted_at === null ? NO : YES,
@@ -79,8 +89,22 @@ export function toDoc(memory: Memory, embedding: Float32Array, contentHash: stri
  * server appends `hash`, `seq`, `order` and `embedding` (the kept or the new ones) and the brace.
  */
 export function docHead(memory: Memory): string {
-  const head = JSON.stringify({ m: memory, text: searchText(memory.content), ix: indexFields(memory) });
+  const head = docJson({ m: memory, text: searchText(memory.content), ix: indexFields(memory) });
   return head.slice(0, -1);
+}
+
+/**
+ * JSON text for RedisJSON, which rejects lone UTF-16 surrogates (`"\ud800"`) that JavaScript
+ * strings may hold: those become U+FFFD, as any UTF-8 store would store them.
+ */
+export function docJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === "string") return v.toWellFormed();
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    const keys = Object.keys(v);
+    if (keys.every((k) => k.isWellFormed())) return v;
+    return Object.fromEntries(keys.map((k) => [k.toWellFormed(), (v as Record<string, unknown>)[k]]));
+  });
 }
 
 export const vectorJson = (embedding: Float32Array) => JSON.stringify(Array.from(embedding));

@@ -22,6 +22,26 @@ export function escapeTagValue(value: string): string {
   return escapeAsciiPunctuation(value);
 }
 
+const CONTROL = /[\x00-\x1f\x7f]/;
+const ENCODED = "~~";
+
+/**
+ * How a user string is stored in a TAG field and looked up. Escaping handles every printable
+ * value exactly (with CASESENSITIVE, and JSON strings are never split at a separator), but a
+ * query cannot express an empty tag or some control characters (`@f:{}` and NUL are syntax
+ * errors; U+001F reads as a space). Those values, and any value that starts with the marker,
+ * are stored and queried as `~~` + hex of their UTF-8 bytes: injective, never empty, plain ASCII.
+ */
+export function tagForm(value: string): string {
+  if (value !== "" && !CONTROL.test(value) && !value.startsWith(ENCODED)) return value;
+  return ENCODED + Buffer.from(value, "utf8").toString("hex");
+}
+
+/** The user string of a stored tag form (FT.AGGREGATE group values). */
+export function fromTagForm(form: string): string {
+  return form.startsWith(ENCODED) ? Buffer.from(form.slice(ENCODED.length), "hex").toString("utf8") : form;
+}
+
 /**
  * One full-text term. The tokenizer would split a term at punctuation and whitespace; escaped,
  * those characters stay inside a single literal token instead, which can only match less.
@@ -33,7 +53,7 @@ export function escapeTextTerm(term: string): string {
 /** `@field:{a | b}`: any of the values, each exact. */
 export function tagAnyOf(field: string, values: readonly string[]): string {
   if (values.length === 0) throw new Error(`tagAnyOf(${field}): no values`);
-  return `@${field}:{${values.map(escapeTagValue).join(" | ")}}`;
+  return `@${field}:{${values.map((v) => escapeTagValue(tagForm(v))).join(" | ")}}`;
 }
 
 /** A NUMERIC bound that is exact for integers (epoch milliseconds) and never uses exponent notation. */
@@ -56,9 +76,13 @@ export function numericRange(field: string, { above, below }: NumericBounds): st
   return `@${field}:[${low} ${high}]`;
 }
 
-/** `@content:(a | b)`: any of the terms (BM25 over the content). Empty terms are dropped. */
+/**
+ * `@content:(a | b)`: any of the terms (BM25 over the content). Empty terms and terms with
+ * control characters are dropped: the indexed text is letters and digits only (memory-doc.ts),
+ * so they could match nothing, and NUL is a syntax error.
+ */
 export function textAnyOf(terms: readonly string[]): string | null {
-  const escaped = [...new Set(terms)].filter((t) => t.length > 0).map(escapeTextTerm);
+  const escaped = [...new Set(terms)].filter((t) => t.length > 0 && !CONTROL.test(t)).map(escapeTextTerm);
   return escaped.length === 0 ? null : `@content:(${escaped.join(" | ")})`;
 }
 

@@ -7,8 +7,8 @@ import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory,
 import { EmbeddingModelMismatch } from "../model-binding";
 import { connectClient, type RedisClient } from "./client";
 import { isRecordId, Keys } from "./keys";
-import { docHead, expiresMs, toDoc, vectorBlob, vectorJson } from "./memory-doc";
-import { knnQuery, memoryFilterQuery, numericRange, tagAnyOf, textAnyOf, YES } from "./query";
+import { docHead, docJson, expiresMs, toDoc, vectorBlob, vectorJson } from "./memory-doc";
+import { fromTagForm, knnQuery, memoryFilterQuery, numericRange, tagAnyOf, textAnyOf, YES } from "./query";
 import { jsonField, parseAggregate, parseSearch, type SearchReply } from "./replies";
 import { RelationGraph } from "./relation-graph";
 import { SearchIndex } from "./schema";
@@ -117,7 +117,7 @@ export class RedisStore implements MemoryStore {
     const tx = this.client.multi();
     items.forEach(({ memory, embedding, content_hash }, i) => {
       const key = this.keys.memory(memory.id);
-      tx.addCommand(["JSON.SET", key, "$", JSON.stringify(toDoc(memory, embedding, content_hash, last - items.length + 1 + i))]);
+      tx.addCommand(["JSON.SET", key, "$", docJson(toDoc(memory, embedding, content_hash, last - items.length + 1 + i))]);
       const expires = expiresMs(memory);
       if (expires !== null) tx.addCommand(["PEXPIREAT", key, String(expires)]);
     });
@@ -262,7 +262,7 @@ export class RedisStore implements MemoryStore {
     const count = async (extra: string) => (await this.search(`${active} ${extra}`, ["LIMIT", "0", "0"])).total;
     const edge = async (direction: "ASC" | "DESC") => {
       const { rows } = await this.search(active, ["RETURN", "1", "$.m.created_at", "SORTBY", "order", direction, "LIMIT", "0", "1"]);
-      return rows[0] ? jsonField<string>(rows[0], "$.m.created_at") : null;
+      return rows[0]?.fields.get("$.m.created_at") ?? null; // a returned string scalar is raw text, not JSON
     };
     const [totals, pinned_count, never_accessed, oldest_memory, newest_memory, by_type, by_namespace] = await Promise.all([
       this.aggregate(active, [
@@ -299,7 +299,7 @@ export class RedisStore implements MemoryStore {
   private async groupCounts(query: string, field: string): Promise<{ value: string; count: number }[]> {
     const rows = await this.aggregate(query, ["GROUPBY", "1", `@${field}`, "REDUCE", "COUNT", "0", "AS", "count"]);
     return rows
-      .map((row) => ({ value: row.get(field) ?? "", count: Number(row.get("count")) }))
+      .map((row) => ({ value: fromTagForm(row.get(field) ?? ""), count: Number(row.get("count")) }))
       .sort((a, b) => b.count - a.count || Buffer.compare(Buffer.from(a.value), Buffer.from(b.value)));
   }
 

@@ -37,7 +37,7 @@ function pairs(flat: unknown[]): Map<string, string> {
   return map;
 }
 
-/** A RETURNed JSONPath value: DIALECT 2 gives the first match as JSON text. */
+/** A RETURNed JSONPath object or array value: DIALECT 2 gives the first match as JSON text (string scalars come raw). */
 export function jsonField<T>(row: SearchRow, name: string): T {
   const text = row.fields.get(name);
   if (text === undefined) throw new Error(`search reply for ${row.key} lacks ${name}`);

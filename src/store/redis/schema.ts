@@ -4,20 +4,21 @@ import type { Keys } from "./keys";
 
 /**
  * The RediSearch index over the memory documents (memory-doc.ts). TAG fields are CASESENSITIVE
- * (namespaces "Work" and "work" are different), TEXT has no stemming and no stopwords (the
+ * (namespaces "Work" and "work" are different) and read the TAG forms in `$.ix` (query.ts
+ * tagForm); JSON strings are never split at a separator. TEXT has no stemming and no stopwords (the
  * domain chooses the terms; BM25 sees exactly the words the sqlite engine's FTS5 sees).
  * Fields used by FT.AGGREGATE reducers or SORTBY are SORTABLE (UNF: values as stored).
  */
 function schemaArgs(dimension: number): string[] {
-  const tag = (path: string, as: string, ...opts: string[]) => [path, "AS", as, "TAG", "SEPARATOR", "\x1f", "CASESENSITIVE", ...opts];
+  const tag = (path: string, as: string, ...opts: string[]) => [path, "AS", as, "TAG", "CASESENSITIVE", ...opts];
   const numeric = (path: string, as: string, ...opts: string[]) => [path, "AS", as, "NUMERIC", ...opts];
   return [
     ...tag("$.ix.user_id", "user_id"),
-    ...tag("$.m.namespace", "namespace", "SORTABLE", "UNF"),
-    ...tag("$.m.session_id", "session_id"),
-    ...tag("$.m.agent_id", "agent_id"),
+    ...tag("$.ix.namespace", "namespace", "SORTABLE", "UNF"),
+    ...tag("$.ix.session_id", "session_id"),
+    ...tag("$.ix.agent_id", "agent_id"),
     ...tag("$.m.memory_type", "memory_type", "SORTABLE", "UNF"),
-    ...tag("$.m.metadata.tags[*]", "tags"),
+    ...tag("$.ix.tags[*]", "tags"),
     ...tag("$.ix.pinned", "pinned"),
     ...tag("$.ix.deleted", "deleted"),
     ...tag("$.hash", "content_hash"),
