@@ -14,6 +14,8 @@ import {
 import { globEscape, isRecordId, Keys } from "../src/store/redis/keys";
 import { docHead, docJson, NEVER, orderKey, toDoc } from "../src/store/redis/memory-doc";
 import type { Memory } from "../src/domain/memory";
+import { KnnPolicy } from "../src/store/redis/knn-policy";
+import { requireModules } from "../src/store/redis/client";
 
 /** Strings that are query syntax somewhere in RediSearch, plus unicode that must pass through. */
 const HOSTILE = [
@@ -118,6 +120,7 @@ describe("query building (no server)", () => {
     expect(numericRange("expires_at", { above: 1_700_000_000_123 })).toBe("@expires_at:[(1700000000123 +inf]");
     expect(numericRange("created_at", { below: 5 })).toBe("@created_at:[-inf (5]");
     expect(numericRange("created_at", { above: 1, below: 2 })).toBe("@created_at:[(1 (2]");
+    expect(numericRange("expires_at", { atMost: 7 })).toBe("@expires_at:[-inf 7]");
     expect(numericRange("expires_at", { above: NEVER })).toBe("@expires_at:[(8640000000000000 +inf]");
     expect(numericRange("x", { above: 1e21 })).toBe("@x:[(1000000000000000000000 +inf]");
     expect(() => numericRange("x", { above: Number.NaN })).toThrow();
@@ -132,7 +135,7 @@ describe("query building (no server)", () => {
   });
 
   test("memoryFilterQuery: user, expiry to the ms and not deleted are always there", () => {
-    expect(memoryFilterQuery("u-1", {}, 1000)).toBe("@user_id:{u\\-1} @expires_at:[(1000 +inf] @deleted:{0}");
+    expect(memoryFilterQuery("u-1", {}, 1000)).toBe("@user_id:{u\\-1} -@expires_at:[-inf 1000] -@deleted:{1}");
   });
 
   test("memoryFilterQuery: every filter, each value escaped", () => {
@@ -151,13 +154,13 @@ describe("query building (no server)", () => {
       5,
     );
     expect(q).toBe(
-      "@user_id:{u} @expires_at:[(5 +inf] @deleted:{0} @namespace:{work\\ space} @session_id:{s\\:1} @agent_id:{a\\|b} " +
+      "@user_id:{u} -@expires_at:[-inf 5] -@deleted:{1} @namespace:{work\\ space} @session_id:{s\\:1} @agent_id:{a\\|b} " +
         "@memory_type:{decision} @pinned:{0} @tags:{x | y\\ z} @created_at:[(1704067200000 (1706745600000]",
     );
   });
 
   test("memoryFilterQuery: include_deleted drops the state clause; pinned true; empty tag list is no filter", () => {
-    expect(memoryFilterQuery("u", { include_deleted: true, pinned: true, tags: [] }, 0)).toBe("@user_id:{u} @expires_at:[(0 +inf] @pinned:{1}");
+    expect(memoryFilterQuery("u", { include_deleted: true, pinned: true, tags: [] }, 0)).toBe("@user_id:{u} -@expires_at:[-inf 0] @pinned:{1}");
   });
 
   test("an invalid date is an error, never a dropped filter", () => {
@@ -167,6 +170,7 @@ describe("query building (no server)", () => {
 
   test("knnQuery: pre-filter in parentheses, vector and k as parameters", () => {
     expect(knnQuery("@user_id:{u}")).toBe("(@user_id:{u})=>[KNN $k @embedding $vec AS dist]");
+    expect(knnQuery("@user_id:{u}", " HYBRID_POLICY BATCHES")).toBe("(@user_id:{u})=>[KNN $k @embedding $vec HYBRID_POLICY BATCHES AS dist]");
   });
 });
 
@@ -248,5 +252,76 @@ describe("keys and documents (no server)", () => {
     expect(orderKey(2, 0)).toBeGreaterThan(orderKey(1, 1023));
     expect(orderKey(1, 6)).toBeGreaterThan(orderKey(1, 5));
     expect(Number.isSafeInteger(orderKey(Date.parse("2200-01-01T00:00:00Z"), 1023))).toBe(true);
+  });
+});
+
+describe("KNN hybrid policy (no server)", () => {
+  /** A client that answers FT.INFO and the per-wallet namespace counts from fixed numbers. */
+  function fakeClient(indexSize: number, namespaces: Record<string, number>) {
+    const calls: string[] = [];
+    const client = {
+      sendCommand: async (args: string[]) => {
+        calls.push(args[0]!);
+        if (args[0] === "FT.INFO") return ["index_name", "x", "num_docs", String(indexSize)];
+        if (args[0] === "FT.AGGREGATE") return [Object.keys(namespaces).length, ...Object.entries(namespaces).map(([ns, n]) => ["namespace", tagForm(ns), "n", String(n)])];
+        throw new Error(`unexpected ${args[0]}`);
+      },
+    };
+    return { client: client as unknown as ConstructorParameters<typeof KnnPolicy>[0], calls };
+  }
+
+  test("never waits: the engine's choice until the estimates are loaded, then BATCHES only for large unfiltered shares", async () => {
+    const { client, calls } = fakeClient(1000, { default: 700, small: 10, "": 50 });
+    const policy = new KnnPolicy(client, new Keys("t:"));
+    expect(policy.hint("u", {})).toBe("");
+    await Bun.sleep(5);
+    expect(calls.sort()).toEqual(["FT.AGGREGATE", "FT.INFO"]);
+    expect(policy.hint("u", {})).toBe(" HYBRID_POLICY BATCHES");
+    expect(policy.hint("u", { namespace: "default" })).toBe(" HYBRID_POLICY BATCHES");
+    expect(policy.hint("u", { namespace: "small" })).toBe("");
+    expect(policy.hint("u", { namespace: "missing" })).toBe("");
+    expect(policy.hint("u", { namespace: "default", memory_type: "decision" })).toBe("");
+    expect(policy.hint("u", { tags: ["x"] })).toBe("");
+    expect(policy.hint("u", { tags: [] })).toBe(" HYBRID_POLICY BATCHES");
+    expect(policy.hint("u", { pinned: false })).toBe("");
+    expect(policy.hint("u", { include_deleted: true })).toBe("");
+    expect(calls.length).toBe(2); // cached
+  });
+
+  test("a wallet that is a small share of the index keeps the engine's choice", async () => {
+    const { client } = fakeClient(100_000, { default: 5000 });
+    const policy = new KnnPolicy(client, new Keys("t:"));
+    policy.hint("u", {});
+    await Bun.sleep(5);
+    expect(policy.hint("u", {})).toBe("");
+    policy.reset();
+    expect(policy.hint("u", {})).toBe("");
+  });
+});
+
+describe("module check (no server)", () => {
+  const withModules = (modules: [string, number][] | "denied") =>
+    ({
+      sendCommand: async (args: string[]) => {
+        if (args[0] === "MODULE") {
+          if (modules === "denied") throw new Error("NOPERM");
+          return modules.map(([name, ver]) => ["name", name, "ver", ver, "path", "/x.so", "args", []]);
+        }
+        if (args[0] === "FT._LIST") return [];
+        if (args[0] === "JSON.TYPE") return null;
+        throw new Error("unexpected");
+      },
+    }) as unknown as Parameters<typeof requireModules>[0];
+
+  test("both modules, recent enough: fine (Redis Stack 7.4, Redis 8 names and versions)", async () => {
+    await requireModules(withModules([["search", 21032], ["ReJSON", 20405]]));
+    await requireModules(withModules([["search", 80205], ["ReJSON", 80201], ["bf", 80201]]));
+    await requireModules(withModules("denied")); // probes answer instead
+  });
+
+  test("missing or old modules are named", async () => {
+    await expect(requireModules(withModules([]))).rejects.toThrow(/search module \(RediSearch\) is not loaded; the ReJSON module \(RedisJSON\) is not loaded/);
+    await expect(requireModules(withModules([["search", 21032]]))).rejects.toThrow(/ReJSON module \(RedisJSON\) is not loaded \(it reports: search 2\.10\.32\)/);
+    await expect(requireModules(withModules([["search", 20820], ["ReJSON", 20609]]))).rejects.toThrow(/RediSearch 2\.8\.20 is older than 2\.10\.0/);
   });
 });

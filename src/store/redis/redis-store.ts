@@ -8,10 +8,11 @@ import { EmbeddingModelMismatch } from "../model-binding";
 import { connectClient, type RedisClient } from "./client";
 import { isRecordId, Keys } from "./keys";
 import { docHead, docJson, expiresMs, toDoc, vectorBlob, vectorJson } from "./memory-doc";
-import { fromTagForm, knnQuery, memoryFilterQuery, numericRange, tagAnyOf, textAnyOf, YES } from "./query";
+import { fromTagForm, knnQuery, memoryFilterQuery, tagAnyOf, textAnyOf, YES } from "./query";
 import { jsonField, parseAggregate, parseSearch, type SearchReply } from "./replies";
 import { RelationGraph } from "./relation-graph";
 import { SearchIndex } from "./schema";
+import { KnnPolicy } from "./knn-policy";
 import { RECORD_ACCESS, RELEASE_FREE_CALL, RESERVE_FREE_CALL, SOFT_DELETE, UPDATE_MEMORY } from "./scripts";
 
 export interface RedisStoreOptions {
@@ -22,7 +23,7 @@ export interface RedisStoreOptions {
 const iso = (ms: number) => new Date(ms).toISOString();
 /** The record returned by searches: the `m` part of the document. */
 const MEMORY_PATH = "$.m";
-/** Page size of the internal walks (scanAll, deep list offsets). */
+/** Keys per SCAN page of the whole-store walks (scanAll, countAll). */
 const WALK_PAGE = 1000;
 
 /**
@@ -39,6 +40,7 @@ export class RedisStore implements MemoryStore {
   readonly engine = "redis" as const;
   private readonly index: SearchIndex;
   private readonly relations: RelationGraph;
+  private readonly knnPolicy: KnnPolicy;
 
   private constructor(
     private readonly client: RedisClient,
@@ -46,6 +48,7 @@ export class RedisStore implements MemoryStore {
   ) {
     this.index = new SearchIndex(client, keys);
     this.relations = new RelationGraph(client, keys);
+    this.knnPolicy = new KnnPolicy(client, keys);
   }
 
   /** Connects, checks the search and JSON modules, and brings an existing index up to the current schema. */
@@ -67,16 +70,38 @@ export class RedisStore implements MemoryStore {
     return id && dimension ? { id, dimension: Number(dimension) } : null;
   }
 
+  /**
+   * Like the sqlite engine: a store embedded by another model (id or dimension) is refused
+   * unless `force`. Forcing drops the index, clears every document's vector (as sqlite drops
+   * its vector table: the memories stay listable and text-searchable, and have no neighbours
+   * until re-embedded; a vector of the old dimension would keep the whole document out of the
+   * new index), records the new model and recreates the index. Interrupted, the same call (or
+   * `bun run reembed`) finishes the job. An index without a recorded model (meta lost) is
+   * adopted when its dimension matches.
+   */
   async bindEmbeddingModel(model: EmbeddingModelInfo, force = false): Promise<void> {
+    const bound = await this.boundModel();
     const indexed = await this.index.existingDimension();
-    const stored = (await this.boundModel()) ?? (indexed === null ? null : { id: "(unrecorded)", dimension: indexed });
-    const same = stored !== null && stored.id === model.id && stored.dimension === model.dimension;
-    if (stored !== null && !same && !force) throw new EmbeddingModelMismatch(stored, model);
-    // A forced change drops and recreates the index; the documents stay. Until they are
-    // re-embedded, documents whose vectors have the old dimension are not in the new index.
-    if (stored !== null && !same) await this.index.drop();
-    await this.index.ensure(model.dimension);
+    const stored = bound ?? (indexed === null || indexed === model.dimension ? null : { id: "(unrecorded)", dimension: indexed });
+    const changed = stored !== null && (stored.id !== model.id || stored.dimension !== model.dimension);
+    if (changed && !force) throw new EmbeddingModelMismatch(stored, model);
+    if (changed) {
+      await this.index.drop();
+      await this.clearVectors();
+    }
     await this.client.sendCommand(["HSET", this.keys.meta, "embedding_model", model.id, "embedding_dimension", String(model.dimension)]);
+    await this.index.ensure(model.dimension);
+    this.knnPolicy.reset();
+  }
+
+  /** Sets every memory document's vector to null (not indexed, document still indexed). */
+  private async clearVectors(): Promise<void> {
+    for await (const page of this.walkDocuments<unknown>("$.ix", true)) {
+      if (page.length === 0) continue;
+      const pipeline = this.client.multi();
+      for (const { key } of page) pipeline.addCommand(["JSON.SET", key, "$.embedding", "null"]);
+      await pipeline.execAsPipeline();
+    }
   }
 
   async close(): Promise<void> {
@@ -110,7 +135,7 @@ export class RedisStore implements MemoryStore {
 
   // ---- memories --------------------------------------------------------------------------
 
-  /** All documents (and their expiries) in one MULTI/EXEC: a batch is stored whole or not at all. */
+  /** All documents (and their expiries) in one MULTI/EXEC: no reader ever sees part of a batch. */
   async insertMemories(items: StoredMemory[]): Promise<void> {
     if (items.length === 0) return;
     const last = Number(await this.client.sendCommand(["INCRBY", this.keys.seq, String(items.length)]));
@@ -194,7 +219,7 @@ export class RedisStore implements MemoryStore {
 
   async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]> {
     if (k <= 0) return [];
-    const { rows } = await this.search(knnQuery(memoryFilterQuery(userId, filter, now)), [
+    const { rows } = await this.search(knnQuery(memoryFilterQuery(userId, filter, now), this.knnPolicy.hint(userId, filter)), [
       "PARAMS", "4", "k", String(k), "vec", vectorBlob(vector),
       "SORTBY", "dist", "ASC", "RETURN", "2", MEMORY_PATH, "dist", "LIMIT", "0", String(k),
     ]);
@@ -257,34 +282,39 @@ export class RedisStore implements MemoryStore {
 
   // ---- aggregates ------------------------------------------------------------------------
 
+  /**
+   * One FT.AGGREGATE for the totals (count, sums, never-accessed, oldest/newest creation ms),
+   * one count for the pinned, one GROUPBY each for types and namespaces.
+   */
   async stats(userId: string, now: number): Promise<Stats> {
     const active = memoryFilterQuery(userId, {}, now);
-    const count = async (extra: string) => (await this.search(`${active} ${extra}`, ["LIMIT", "0", "0"])).total;
-    const edge = async (direction: "ASC" | "DESC") => {
-      const { rows } = await this.search(active, ["RETURN", "1", "$.m.created_at", "SORTBY", "order", direction, "LIMIT", "0", "1"]);
-      return rows[0]?.fields.get("$.m.created_at") ?? null; // a returned string scalar is raw text, not JSON
-    };
-    const [totals, pinned_count, never_accessed, oldest_memory, newest_memory, by_type, by_namespace] = await Promise.all([
+    const [totals, pinned_count, by_type, by_namespace] = await Promise.all([
       this.aggregate(active, [
-        "GROUPBY", "0", "REDUCE", "COUNT", "0", "AS", "n", "REDUCE", "SUM", "1", "@access_count", "AS", "accesses",
+        "APPLY", "@access_count < 1", "AS", "never",
+        "GROUPBY", "0",
+        "REDUCE", "COUNT", "0", "AS", "n",
+        "REDUCE", "SUM", "1", "@access_count", "AS", "accesses",
         "REDUCE", "SUM", "1", "@importance", "AS", "importance",
+        "REDUCE", "SUM", "1", "@never", "AS", "never_accessed",
+        "REDUCE", "MIN", "1", "@created_at", "AS", "oldest",
+        "REDUCE", "MAX", "1", "@created_at", "AS", "newest",
       ]),
-      count(tagAnyOf("pinned", [YES])),
-      count(numericRange("access_count", { below: 1 })),
-      edge("ASC"),
-      edge("DESC"),
+      this.search(`${active} ${tagAnyOf("pinned", [YES])}`, ["LIMIT", "0", "0"]).then((r) => r.total),
       this.groupCounts(active, "memory_type"),
       this.groupCounts(active, "namespace"),
     ]);
-    const total = Number(totals[0]?.get("n") ?? 0);
+    const row = totals[0];
+    const total = Number(row?.get("n") ?? 0);
+    // creation times are indexed as epoch ms (exact integers in the reply); records store them as toISOString()
+    const time = (name: string) => (total === 0 ? null : iso(Number(row?.get(name))));
     return {
       total_memories: total,
       pinned_count,
-      never_accessed,
-      total_accesses: Number(totals[0]?.get("accesses") ?? 0),
-      avg_importance: total === 0 ? 0 : Number(totals[0]?.get("importance") ?? 0) / total,
-      oldest_memory,
-      newest_memory,
+      never_accessed: Number(row?.get("never_accessed") ?? 0),
+      total_accesses: Number(row?.get("accesses") ?? 0),
+      avg_importance: total === 0 ? 0 : Number(row?.get("importance") ?? 0) / total,
+      oldest_memory: time("oldest"),
+      newest_memory: time("newest"),
       by_type: by_type.map(({ value, count }) => ({ memory_type: value as MemoryType, count })),
       by_namespace: by_namespace.map(({ value, count }) => ({ namespace: value, count })),
     };

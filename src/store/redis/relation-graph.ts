@@ -105,7 +105,10 @@ export class RelationGraph {
         dangling++;
         continue;
       }
-      if (source === "active" && target === "active") live.push(record);
+      if (source === "active" && target === "active") {
+        const { user_id: _owner, ...relation } = record;
+        live.push(relation);
+      }
     }
     if (dangling > 0) await cleanup.exec();
     return live;

@@ -29,8 +29,8 @@ export const vectorIndexCounters = {
 
 /** Users with fewer rows are searched with a plain exact scan; from this size on with the int8 SIMD kernel. */
 const KERNEL_MIN_ROWS = 2048;
-/** Candidates rescored exactly beyond k in the first pass. */
-const EXTRA_CANDIDATES = 32;
+/** Candidates rescored exactly in the first pass: k + max(MIN_EXTRA_CANDIDATES, k). */
+const MIN_EXTRA_CANDIDATES = 64;
 /** Slack for float rounding in the quantization bound (cosine units). */
 const ROUNDING_SLACK = 1e-5;
 /** A user whose pending changes exceed this share of its rows is reloaded instead of patched. */
@@ -441,7 +441,7 @@ class UserVectors {
       for (let slot = 0; slot < n; slot++) approx[slot] = this.exact(query, slot);
     }
     // Pass 1: the best `want` accepted rows by first-pass score (a min-heap).
-    const want = Math.min(n, k + EXTRA_CANDIDATES);
+    const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
     const heap = new Int32Array(want);
     const heapScore = new Float64Array(want);
     let size = 0;

@@ -1,0 +1,377 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ENGINES } from "./helpers/engines";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient } from "redis";
+import type { Memory } from "../src/domain/memory";
+import { contentHash, queryTerms } from "../src/domain/text";
+import type { MemoryFilter, MemoryStore, StoredMemory } from "../src/store/port";
+import { EmbeddingModelMismatch } from "../src/store/model-binding";
+import { SqliteStore } from "../src/store/sqlite/sqlite-store";
+import { RedisStore } from "../src/store/redis/redis-store";
+
+/**
+ * Store-level checks of the redis engine that the HTTP contract suite cannot see: hostile filter
+ * values (compared with the sqlite engine on the same data), real key expiry and the cleanup of
+ * what it leaves behind, atomic free-call accounting, model re-binding, walks. Needs REDIS_URL
+ * (a Redis Stack); skipped otherwise.
+ */
+const REDIS_URL = process.env.REDIS_URL;
+const DIM = 8;
+const MODEL = { id: "test-model", dimension: DIM };
+
+type Raw = ReturnType<typeof rawClient>;
+function rawClient() {
+  return createClient({ url: REDIS_URL, RESP: 2 });
+}
+
+async function dropPrefix(raw: Raw, prefix: string): Promise<void> {
+  await raw.sendCommand(["FT.DROPINDEX", `${prefix}idx:memories`]).catch(() => {});
+  let cursor = "0";
+  do {
+    const [next, keys] = (await raw.sendCommand(["SCAN", cursor, "MATCH", `${prefix}*`, "COUNT", "1000"])) as [string, string[]];
+    cursor = next;
+    if (keys.length > 0) await raw.sendCommand(["DEL", ...keys]);
+  } while (cursor !== "0");
+}
+
+let seed = 7;
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+function unit(): Float32Array {
+  const v = Float32Array.from({ length: DIM }, () => rand() - 0.5);
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+function memory(userId: string, fields: Partial<Memory> & { content: string }, at = Date.now()): Memory {
+  const iso = new Date(at).toISOString();
+  return {
+    id: crypto.randomUUID(),
+    user_id: userId,
+    namespace: "default",
+    metadata: {},
+    importance: 0.5,
+    memory_type: "general",
+    session_id: null,
+    agent_id: null,
+    pinned: false,
+    immutable: false,
+    expires_at: null,
+    created_at: iso,
+    updated_at: iso,
+    accessed_at: iso,
+    access_count: 0,
+    deleted_at: null,
+    ...fields,
+  };
+}
+
+const stored = (m: Memory, embedding = unit()): StoredMemory => ({ memory: m, embedding, content_hash: contentHash(m.content) });
+const idsOf = (list: { id: string }[]) => list.map((m) => m.id).sort();
+
+/** Hostile strings used as namespace, session, agent and tag values, and as search text. */
+const HOSTILE = [
+  "",
+  " ",
+  "  padded  ",
+  "a,b",
+  "a|b",
+  "x}|{y",
+  "@user_id:{x}",
+  "-neg",
+  "*",
+  "a*",
+  "%fuzzy%",
+  "$param",
+  "~opt",
+  "(x)=>[KNN 1 @embedding $vec]",
+  '"quoted"',
+  "it's",
+  "back\\slash\\",
+  "tab\tand\nnewline",
+  "nul\u0000byte",
+  "unit\u001fsep",
+  "~~61",
+  "Work",
+  "work",
+  "日本語",
+  "café",
+  "emoji 🚀🔥",
+  "ZWJ 👩‍💻",
+  "\ud800lone",
+];
+
+// Same reachability rule as the contract suite (test/helpers/engines.ts prints why redis is skipped).
+const REDIS_REACHABLE = ENGINES.some((engine) => engine.name === "redis");
+
+describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
+  const prefix = `engram-test:store-${crypto.randomUUID().slice(0, 8)}:`;
+  let raw: Raw;
+  let redis: MemoryStore;
+  let sqlite: MemoryStore;
+  let dataDir: string;
+  const cmd = (args: string[]) => raw.sendCommand(args) as Promise<unknown>;
+
+  beforeAll(async () => {
+    raw = rawClient();
+    await raw.connect();
+    redis = await RedisStore.connect(REDIS_URL!, { keyPrefix: prefix });
+    await redis.bindEmbeddingModel(MODEL);
+    dataDir = mkdtempSync(join(tmpdir(), "engram-redis-parity-"));
+    sqlite = new SqliteStore(dataDir);
+    await sqlite.bindEmbeddingModel(MODEL);
+  });
+
+  afterAll(async () => {
+    await redis?.close();
+    await sqlite?.close();
+    if (raw) {
+      for (const p of [prefix, `${prefix}rebind:`]) await dropPrefix(raw, p);
+      await raw.close();
+    }
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("hostile filter values and search text: no error, and exactly the sqlite engine's results", async () => {
+    const user = crypto.randomUUID();
+    const items: StoredMemory[] = [];
+    HOSTILE.forEach((value, i) => {
+      items.push(
+        stored(
+          memory(user, {
+            content: `record ${i} about ${value} deploy`,
+            namespace: value === "" ? "empty-ns" : value,
+            session_id: value,
+            agent_id: value,
+            metadata: { tags: [value, "common"] },
+          }),
+        ),
+      );
+    });
+    items.push(stored(memory(user, { content: "decoy deploy note", namespace: "decoy", session_id: "decoy", agent_id: "decoy", metadata: { tags: ["decoy"] } })));
+    // both engines get the very same records (sqlite keeps lone surrogates; compare by id only)
+    await redis.insertMemories(items);
+    await sqlite.insertMemories(items);
+    const now = Date.now();
+    const page = { limit: 100, offset: 0 };
+
+    for (const value of HOSTILE) {
+      const filters: MemoryFilter[] = [
+        { namespace: value },
+        { session_id: value },
+        { agent_id: value },
+        { tags: [value] },
+        { tags: [value, "decoy"] },
+      ];
+      for (const filter of filters) {
+        const fromRedis = await redis.listMemories(user, filter, page, now);
+        const fromSqlite = await sqlite.listMemories(user, filter, page, now);
+        // a lone surrogate is stored as U+FFFD by redis (RedisJSON needs valid UTF-8): its own filter cannot match it
+        if (value.isWellFormed()) expect([value, filter, idsOf(fromRedis.memories)]).toEqual([value, filter, idsOf(fromSqlite.memories)]);
+        else expect(fromRedis.memories.length).toBeLessThanOrEqual(fromSqlite.memories.length);
+        expect(fromRedis.total).toBe(fromRedis.memories.length);
+        const near = await redis.nearest(user, unit(), filter, 40, now);
+        const nearSqlite = await sqlite.nearest(user, unit(), filter, 40, now);
+        if (value.isWellFormed()) expect(idsOf(near.map((h) => h.memory))).toEqual(idsOf(nearSqlite.map((h) => h.memory)));
+      }
+      // raw hostile terms (the port says plain words; a caller bug must still never error or widen)
+      const terms = [value, ...queryTerms(value)];
+      const text = await redis.searchText(user, terms, {}, 100, now);
+      const textSqlite = await sqlite.searchText(user, queryTerms(value), {}, 100, now);
+      for (const hit of text.hits) expect(textSqlite.hits.map((h) => h.memory.id)).toContain(hit.memory.id);
+      expect(idsOf(text.hits.map((h) => h.memory))).toEqual(idsOf(textSqlite.hits.map((h) => h.memory)));
+    }
+    const namespaces = await redis.namespaces(user, now);
+    expect(namespaces).toEqual(await sqlite.namespaces(user, now).then((list) => list.map((n) => ({ ...n, namespace: n.namespace.toWellFormed() }))));
+  });
+
+  test("stats agree with the sqlite engine", async () => {
+    const user = crypto.randomUUID();
+    const base = Date.parse("2024-03-01T10:00:00.000Z");
+    const items = [0.1, 0.2, 0.7, 0.33].map((importance, i) =>
+      stored(memory(user, { content: `stat ${i}`, importance, pinned: i === 1, namespace: i % 2 ? "b" : "a", memory_type: i ? "decision" : "general" }, base + i * 1000)),
+    );
+    await redis.insertMemories(items);
+    await sqlite.insertMemories(items);
+    await redis.recordAccess(user, [items[0]!.memory.id], base + 10_000);
+    await sqlite.recordAccess(user, [items[0]!.memory.id], base + 10_000);
+    await redis.softDelete(user, [items[3]!.memory.id], base + 20_000);
+    await sqlite.softDelete(user, [items[3]!.memory.id], base + 20_000);
+    const now = base + 30_000;
+    const [a, b] = [await redis.stats(user, now), await sqlite.stats(user, now)];
+    expect({ ...a, avg_importance: 0 }).toEqual({ ...b, avg_importance: 0 });
+    expect(a.avg_importance).toBeCloseTo(b.avg_importance, 12);
+    expect(a.total_memories).toBe(3);
+  });
+
+  test("newest first with insertion order inside one millisecond, deep offsets, totals", async () => {
+    const user = crypto.randomUUID();
+    const at = Date.parse("2024-05-01T00:00:00.000Z");
+    const items = Array.from({ length: 250 }, (_, i) => stored(memory(user, { content: `same ms ${i}` }, at)));
+    for (let i = 0; i < items.length; i += 100) await redis.insertMemories(items.slice(i, i + 100));
+    const expected = items.map((s) => s.memory.id).reverse();
+    const seen: string[] = [];
+    for (let offset = 0; offset < 250; offset += 100) {
+      const page = await redis.listMemories(user, {}, { limit: 100, offset }, at + 1);
+      expect(page.total).toBe(250);
+      seen.push(...page.memories.map((m) => m.id));
+    }
+    expect(seen).toEqual(expected);
+  });
+
+  test("a memory's key expires at expires_at; its relations do not dangle and are cleaned when met", async () => {
+    const user = crypto.randomUUID();
+    const now = Date.now();
+    const expiring = memory(user, { content: "short lived", expires_at: new Date(now + 400).toISOString() });
+    const staying = memory(user, { content: "long lived" });
+    const other = memory(user, { content: "another" });
+    await redis.insertMemories([stored(expiring), stored(staying), stored(other)]);
+    const rel = (source: Memory, target: Memory) => ({
+      id: crypto.randomUUID(),
+      source_id: source.id,
+      target_id: target.id,
+      relation_type: "related_to" as const,
+      metadata: {},
+      created_at: new Date().toISOString(),
+    });
+    const out = rel(staying, expiring);
+    const inc = rel(expiring, staying);
+    const kept = rel(staying, other);
+    for (const r of [out, inc, kept]) await redis.createRelation(user, r);
+
+    // the caller's clock decides, to the millisecond, before the key is gone
+    expect((await redis.relationsOf(user, staying.id, now)).map((r) => r.id).sort()).toEqual([out.id, inc.id, kept.id].sort());
+    expect(await redis.relationsOf(user, staying.id, now + 401)).toEqual([kept]);
+    expect(await redis.getMemories(user, [expiring.id], now + 401)).toEqual([]);
+
+    // side keys share the expiry; the relation records expire with their first end
+    const pexpiretime = (key: string) => cmd(["PEXPIRETIME", key]);
+    const expiresAt = Date.parse(expiring.expires_at!);
+    expect(await pexpiretime(`${prefix}mem:${expiring.id}`)).toBe(expiresAt);
+    expect(await pexpiretime(`${prefix}mem:${expiring.id}:in`)).toBe(expiresAt);
+    expect(await pexpiretime(`${prefix}mem:${expiring.id}:out`)).toBe(expiresAt);
+    expect(await pexpiretime(`${prefix}rel:${out.id}`)).toBe(expiresAt);
+    expect(await pexpiretime(`${prefix}rel:${kept.id}`)).toBe(-1);
+
+    await Bun.sleep(Math.max(0, expiresAt - Date.now()) + 150);
+    expect(await cmd(["EXISTS", `${prefix}mem:${expiring.id}`, `${prefix}mem:${expiring.id}:in`, `${prefix}rel:${out.id}`])).toBe(0);
+    // staying's adjacency sets still name the expired relations until they are met
+    expect(await cmd(["ZCARD", `${prefix}mem:${staying.id}:out`])).toBe(2);
+    expect(await redis.relationCounts(user, [staying.id, other.id], Date.now())).toEqual(new Map([[staying.id, 1], [other.id, 1]]));
+    expect(await cmd(["ZRANGE", `${prefix}mem:${staying.id}:out`, "0", "-1"])).toEqual([kept.id]);
+    expect(await cmd(["ZCARD", `${prefix}mem:${staying.id}:in`])).toBe(0);
+    expect(await redis.relationsOf(user, staying.id, Date.now())).toEqual([kept]);
+  });
+
+  test("a record whose other end vanished another way is deleted when met", async () => {
+    const user = crypto.randomUUID();
+    const [a, b] = [memory(user, { content: "end a" }), memory(user, { content: "end b" })];
+    await redis.insertMemories([stored(a), stored(b)]);
+    const r = { id: crypto.randomUUID(), source_id: a.id, target_id: b.id, relation_type: "supports" as const, metadata: { why: 1 }, created_at: new Date().toISOString() };
+    await redis.createRelation(user, r);
+    expect(await redis.relationsOf(user, a.id, Date.now())).toEqual([r]);
+    await raw.sendCommand(["DEL", `${prefix}mem:${b.id}`]); // e.g. evicted
+    expect(await redis.relationsOf(user, a.id, Date.now())).toEqual([]);
+    expect(await cmd(["EXISTS", `${prefix}rel:${r.id}`, `${prefix}mem:${a.id}:out`])).toBe(0);
+  });
+
+  test("updates: kept vector and hash, history newest first, expiry moved and cleared on every key", async () => {
+    const user = crypto.randomUUID();
+    const m = memory(user, { content: "original text" });
+    const vector = unit();
+    await redis.insertMemories([stored(m, vector)]);
+    const peer = memory(user, { content: "peer" });
+    await redis.insertMemories([stored(peer)]);
+    const r = { id: crypto.randomUUID(), source_id: m.id, target_id: peer.id, relation_type: "related_to" as const, metadata: {}, created_at: new Date().toISOString() };
+    await redis.createRelation(user, r);
+
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const h1 = { id: crypto.randomUUID(), memory_id: m.id, changes: { importance: 0.9, expires_at: later }, created_at: new Date().toISOString() };
+    await redis.updateMemory(user, { memory: { ...m, importance: 0.9, expires_at: later }, history: h1 });
+    expect((await redis.embeddings(user, [m.id])).get(m.id)).toEqual(vector);
+    expect(await redis.findByContentHash(user, "default", contentHash("original text"), Date.now())).toMatchObject({ id: m.id, importance: 0.9 });
+    for (const key of [`mem:${m.id}`, `mem:${m.id}:out`, `mem:${m.id}:history`, `rel:${r.id}`]) {
+      expect([key, await cmd(["PEXPIRETIME", `${prefix}${key}`])]).toEqual([key, Date.parse(later)]);
+    }
+
+    const h2 = { id: crypto.randomUUID(), memory_id: m.id, changes: { content: "new text", expires_at: null }, created_at: new Date().toISOString() };
+    const newVector = unit();
+    await redis.updateMemory(user, { memory: { ...m, content: "new text", importance: 0.9, expires_at: null }, embedding: newVector, content_hash: contentHash("new text"), history: h2 });
+    expect((await redis.embeddings(user, [m.id])).get(m.id)).toEqual(newVector);
+    expect(await redis.history(user, m.id)).toEqual([h2, h1]);
+    expect(await redis.history(crypto.randomUUID(), m.id)).toEqual([]);
+    for (const key of [`mem:${m.id}`, `mem:${m.id}:out`, `mem:${m.id}:history`, `rel:${r.id}`]) {
+      expect([key, await cmd(["PEXPIRETIME", `${prefix}${key}`])]).toEqual([key, -1]);
+    }
+    expect((await redis.searchText(user, ["new"], {}, 10, Date.now())).hits.map((h) => h.memory.id)).toEqual([m.id]);
+    expect((await redis.searchText(user, ["original"], {}, 10, Date.now())).total).toBe(0);
+
+    // another user's update is a no-op
+    await redis.updateMemory(crypto.randomUUID(), { memory: { ...m, content: "hijack" } });
+    expect((await redis.getMemories(user, [m.id], Date.now()))[0]?.content).toBe("new text");
+  });
+
+  test("free calls: concurrent reservations never pass the limit; release never goes below zero", async () => {
+    const wallet = `0x${crypto.randomUUID().replaceAll("-", "").padEnd(40, "0")}`;
+    const results = await Promise.all(Array.from({ length: 60 }, () => redis.reserveFreeCall(wallet, 25)));
+    const granted = results.filter((r) => r !== null).sort((a, b) => a! - b!);
+    expect(granted).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    expect(await redis.freeCallsUsed(wallet)).toBe(25);
+    expect(await redis.freeCallsUsed(wallet.toUpperCase().replace("0X", "0x"))).toBe(25);
+    for (let i = 0; i < 30; i++) await redis.releaseFreeCall(wallet);
+    expect(await redis.freeCallsUsed(wallet)).toBe(0);
+    const user = await redis.userIdForWallet(wallet);
+    expect(await Promise.all([redis.userIdForWallet(wallet), redis.userIdForWallet(wallet.toUpperCase())])).toEqual([user, user]);
+    await redis.releaseFreeCall(`0x${"0".repeat(40)}`);
+    expect(await redis.freeCallsUsed(`0x${"0".repeat(40)}`)).toBe(0);
+  });
+
+  test("model binding: same model is a no-op, another one throws unless forced; forcing rebuilds the index and keeps the documents", async () => {
+    const p = `${prefix}rebind:`;
+    let store = await RedisStore.connect(REDIS_URL!, { keyPrefix: p });
+    await store.bindEmbeddingModel(MODEL);
+    const user = crypto.randomUUID();
+    const items = Array.from({ length: 5 }, (_, i) => stored(memory(user, { content: `doc ${i}` })));
+    await store.insertMemories(items);
+    await store.softDelete(user, [items[4]!.memory.id], Date.now());
+    await store.close();
+
+    store = await RedisStore.connect(REDIS_URL!, { keyPrefix: p });
+    await store.bindEmbeddingModel(MODEL);
+    expect((await store.listMemories(user, {}, { limit: 10, offset: 0 }, Date.now())).total).toBe(4);
+    const other = { id: "other-model", dimension: 16 };
+    await expect(store.bindEmbeddingModel(other)).rejects.toBeInstanceOf(EmbeddingModelMismatch);
+    await expect(store.bindEmbeddingModel({ id: "other-model", dimension: DIM })).rejects.toBeInstanceOf(EmbeddingModelMismatch);
+    await store.bindEmbeddingModel(other, true);
+    const info = (await raw.sendCommand(["FT.INFO", `${p}idx:memories`])) as unknown[];
+    expect(JSON.stringify(info)).toContain('"dim",16');
+    // the documents are kept, listable and searchable by text; their vectors are cleared until re-embedded
+    expect(await store.countAll()).toBe(4);
+    expect((await store.listMemories(user, {}, { limit: 10, offset: 0 }, Date.now())).total).toBe(4);
+    expect((await store.listMemories(user, { include_deleted: true }, { limit: 10, offset: 0 }, Date.now())).total).toBe(5);
+    expect((await store.searchText(user, ["doc"], {}, 10, Date.now())).total).toBe(4);
+    expect(await store.nearest(user, Float32Array.from({ length: 16 }, () => 0.25), {}, 10, Date.now())).toEqual([]);
+    expect((await store.embeddings(user, [items[1]!.memory.id])).size).toBe(0);
+    const walked = [];
+    for await (const batch of store.scanAll(2)) {
+      expect(batch.length).toBeLessThanOrEqual(2);
+      walked.push(...batch);
+    }
+    expect(walked.map((w) => w.memory.id).sort()).toEqual(items.slice(0, 4).map((s) => s.memory.id).sort());
+    expect(walked.every((w) => w.user_id === user)).toBe(true);
+    // re-embedding one puts it back
+    const back = items[0]!.memory;
+    await store.updateMemory(user, { memory: back, embedding: Float32Array.from({ length: 16 }, (_, i) => (i === 0 ? 1 : 0)) });
+    expect((await store.nearest(user, Float32Array.from({ length: 16 }, () => 0.25), {}, 10, Date.now())).map((h) => h.memory.id)).toEqual([back.id]);
+    // an update that keeps the (cleared) vector works too
+    await store.updateMemory(user, { memory: { ...items[1]!.memory, importance: 0.9 } });
+    expect((await store.getMemories(user, [items[1]!.memory.id], Date.now()))[0]?.importance).toBe(0.9);
+    // meta lost: an index of the requested dimension is adopted, another dimension is refused
+    await raw.sendCommand(["HDEL", `${p}meta`, "embedding_model", "embedding_dimension"]);
+    await expect(store.bindEmbeddingModel(MODEL)).rejects.toBeInstanceOf(EmbeddingModelMismatch);
+    await store.bindEmbeddingModel({ id: "adopted", dimension: 16 });
+    expect(await cmd(["HGET", `${p}meta`, "embedding_model"])).toBe("adopted");
+    await store.close();
+  });
+});
