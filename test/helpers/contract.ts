@@ -1,27 +1,13 @@
 import { expect } from "bun:test";
-import type { Client, TestService } from "./harness";
+import { sendJson, type Client, type Reply, type TestService } from "./harness";
 
 /** Shared helpers of the contract suite (test/contract). */
 
-export interface Reply {
-  status: number;
-  body: any;
-  headers: Headers;
-}
+export type { Reply };
 
 /** A request with exactly the given headers: no x-wallet-auth is added. */
-export async function raw(service: TestService, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const res = await fetch(service.url + path, {
-    method,
-    headers: { ...(body !== undefined && { "content-type": "application/json" }), ...headers },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {}
-  return { status: res.status, body: parsed, headers: res.headers };
+export function raw(service: TestService, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  return sendJson(fetch, service.url + path, method, body, headers);
 }
 
 let counter = 0;

@@ -81,6 +81,27 @@ export class TestWallet {
 /** What `Client` sends requests with: the global fetch, or a wrapper such as @x402/fetch's paying fetch. */
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
+export interface Reply {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+/** One request with a JSON body (a string is sent as is); the answer's body parsed as JSON when it is JSON. */
+export async function sendJson(fetcher: Fetch, url: string, method: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
+  const res = await fetcher(url, {
+    method,
+    headers: { ...(body !== undefined && { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
 /** A small HTTP client bound to a service and a wallet. */
 export class Client {
   constructor(
@@ -89,19 +110,9 @@ export class Client {
     private readonly fetcher: Fetch = fetch,
   ) {}
 
-  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
     const auth = await this.wallet.header(Math.floor(this.service.now() / 1000));
-    const res = await this.fetcher(this.service.url + path, {
-      method,
-      headers: { "x-wallet-auth": auth, ...(body !== undefined && { "content-type": "application/json" }), ...headers },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {}
-    return { status: res.status, body: parsed, headers: res.headers };
+    return sendJson(this.fetcher, this.service.url + path, method, body, { "x-wallet-auth": auth, ...headers });
   }
   get = (path: string) => this.request("GET", path);
   post = (path: string, body?: unknown) => this.request("POST", path, body);
