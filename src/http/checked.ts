@@ -17,12 +17,17 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
  * number or array sent where an object belongs comes out as `{}` or `{"0":"a",…}` and passes.
  * This rejects such values first, with a 422 naming the field.
  */
-export const nestedObjects =
-  (...fields: string[]) =>
-  ({ body }: { body: unknown }): void => {
+export const nestedObjects = (...fields: string[]) => nestedShape(fields, isPlainObject, "object");
+
+/** The same guard for array fields (a string would otherwise be read as an array of characters). */
+export const nestedArrays = (...fields: string[]) => nestedShape(fields, Array.isArray, "array");
+
+function nestedShape(fields: string[], isShape: (value: unknown) => boolean, shape: string) {
+  return ({ body }: { body: unknown }): void => {
     if (!isPlainObject(body)) return;
     for (const field of fields) {
       const value = body[field];
-      if (value !== undefined && !isPlainObject(value)) throw invalid(`body/${field}: Expected object`);
+      if (value !== undefined && !isShape(value)) throw invalid(`body/${field}: Expected ${shape}`);
     }
   };
+}

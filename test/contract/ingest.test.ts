@@ -76,6 +76,8 @@ describeEngines("ingest and extract", (engine) => {
     expectFieldError(await client.post("/v1/ingest", { text: "a", messages: [{ role: "user", content: "b" }] }), "body");
     expectFieldError(await client.post("/v1/ingest", { messages: [{ role: "robot", content: "hello" }] }), "role");
     expectFieldError(await client.post("/v1/ingest", { messages: [] }), "messages");
+    expectFieldError(await client.post("/v1/ingest", { messages: "I prefer tabs" }), "body/messages");
+    expectFieldError(await client.post("/v1/extract", { messages: "I prefer tabs" }), "body/messages");
     expectFieldError(await client.post("/v1/ingest", { text: "x".repeat(200_001) }), "text");
     const ok = await client.post("/v1/ingest", { text: "Hello! Thanks a lot.", namespace: uniqueNs("smalltalk") });
     expect(ok.status).toBe(201);

@@ -3,6 +3,7 @@ import { DEFAULT_NAMESPACE, LIMITS, Uuid } from "../../domain/memory";
 import { ExtractedFact } from "../../domain/ingest/extractor";
 import { IngestSource } from "../../domain/ingest/ingest";
 import { authPlugin } from "../auth-plugin";
+import { nestedArrays } from "../checked";
 import type { AppDeps } from "../deps";
 
 const Scope = t.String({ maxLength: LIMITS.scopeField });
@@ -28,6 +29,7 @@ export const ingestRoutes = (deps: AppDeps) =>
         return result;
       },
       {
+        transform: nestedArrays("messages"),
         body: t.Object({
           ...IngestSource,
           namespace: t.Optional(t.String({ minLength: 1, maxLength: LIMITS.scopeField })),
@@ -58,6 +60,7 @@ export const ingestRoutes = (deps: AppDeps) =>
         return { facts, tokens_used };
       },
       {
+        transform: nestedArrays("messages"),
         body: t.Object(IngestSource),
         response: { 200: t.Object({ facts: t.Array(ExtractedFact), tokens_used: t.Integer() }) },
         detail: {
