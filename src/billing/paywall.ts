@@ -111,14 +111,9 @@ export class Paywall {
 
     let settling = false;
     try {
-      let verdict;
-      try {
-        verdict = await x402.verify(payment, requirements, resource);
-      } catch (error) {
-        if (!(error instanceof FacilitatorUnavailable)) throw error;
-        console.warn(`[engram] x402: ${error.message}`);
-        throw await refuse({ error: "facilitator_unavailable", message: "the payment facilitator cannot be reached to verify the payment; nothing was charged or stored, try again later" });
-      }
+      const verdict = await viaFacilitator(() => x402.verify(payment, requirements, resource), () =>
+        refuse({ error: "facilitator_unavailable", message: "the payment facilitator cannot be reached to verify the payment; nothing was charged or stored, try again later" }),
+      );
       if (!verdict.isValid) {
         const reason = verdict.invalidReason ?? "invalid_payment";
         throw await refuse({ error: reason, message: `the facilitator rejected the payment: ${verdict.invalidMessage ?? reason}` });
@@ -130,14 +125,9 @@ export class Paywall {
       const staged = await this.staging.stage(work);
 
       settling = true;
-      let settlement;
-      try {
-        settlement = await x402.settle(payment, requirements, resource);
-      } catch (error) {
-        if (!(error instanceof FacilitatorUnavailable)) throw error;
-        console.warn(`[engram] x402: ${error.message}`);
-        throw await refuse({ error: "settlement_failed", message: "the payment facilitator did not confirm settlement; the call was not applied (nothing stored)" });
-      }
+      const settlement = await viaFacilitator(() => x402.settle(payment, requirements, resource), () =>
+        refuse({ error: "settlement_failed", message: "the payment facilitator did not confirm settlement; the call was not applied (nothing stored)" }),
+      );
       const receipt = paymentResponseHeaders(payment.version, settlement);
       if (!settlement.success) {
         const reason = settlement.errorReason ?? "settlement_failed";
@@ -174,5 +164,16 @@ export class Paywall {
   private disabled(route: PaidRoute, url: string): ReplyError {
     const refusal = { error: "payments_disabled", message: `the ${this.freeTier.total} free calls of this wallet are used and this server does not take payments (PAYMENTS=off), so ${route} cannot be served` };
     return paymentRequiredReply(refusal, { x402Version: 2, error: refusal.error, resource: { url, description: route, mimeType: "application/json" }, accepts: [] }, []);
+  }
+}
+
+/** A facilitator call; when the facilitator cannot be reached, logs it and throws the given 402 instead. */
+async function viaFacilitator<T>(call: () => Promise<T>, refusal: () => Promise<ReplyError>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof FacilitatorUnavailable)) throw error;
+    console.warn(`[engram] x402: ${error.message}`);
+    throw await refusal();
   }
 }
