@@ -18,6 +18,9 @@
  * port, FREE_TIER_CALLS very high, a session token as `Authorization: Bearer`, driven by `wrk`
  * (apt-get install -y wrk) with a Lua script cycling through the queries, or else by a Bun loader
  * process with N concurrent fetch loops. Everything is bounded by --seconds and stays on 127.0.0.1.
+ * A last run of GET /v1/free-tier/status (authentication and wallet lookup, no retrieval) shows the
+ * HTTP floor. A saturated server can finish almost nothing inside a short run at 64 connections:
+ * every request is interleaved with the 63 others, so read the 1-connection latency first.
  *
  * --engine redis needs REDIS_URL (Redis Stack) and src/store/redis/redis-store.ts; without them the
  * run stops with the reason. --check compares the sqlite vector index with an exact SQL scan.
@@ -103,7 +106,7 @@ interface LoadResult {
 }
 
 if (args.loader) {
-  const spec = JSON.parse(await Bun.file(args.loader).text()) as { url: string; token: string; bodies: string[]; connections: number; seconds: number };
+  const spec = JSON.parse(await Bun.file(args.loader).text()) as { url: string; token: string; bodies: string[]; connections: number; seconds: number; method: string };
   const hist = new Histogram();
   let errors = 0;
   let next = 0;
@@ -114,7 +117,11 @@ if (args.loader) {
       while (performance.now() < deadline) {
         const body = spec.bodies[next++ % spec.bodies.length]!;
         const t = performance.now();
-        const res = await fetch(spec.url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${spec.token}` }, body });
+        const res = await fetch(spec.url, {
+          method: spec.method,
+          headers: { "content-type": "application/json", authorization: `Bearer ${spec.token}` },
+          body: spec.method === "GET" ? undefined : body,
+        });
         await res.arrayBuffer();
         hist.add(performance.now() - t);
         if (res.status !== 200) errors++;
@@ -425,17 +432,19 @@ async function startServer(): Promise<Server> {
 const wrkPath = Bun.which("wrk");
 const recallBodies = queries.slice(0, 500).map((query) => JSON.stringify({ query, limit: 5 }));
 
-async function load(path: string, bodies: string[], conns: number, secs: number): Promise<LoadResult> {
+async function load(path: string, bodies: string[], conns: number, secs: number, method: "GET" | "POST" = "POST"): Promise<LoadResult> {
   const { url, token } = server!;
   const work = mkdtempSync(join(tmpdir(), "engram-load-"));
   try {
+    // requests a previous run left in flight must not count against this one
+    await fetch(`${url}/health`).then((r) => r.arrayBuffer());
     if (wrkPath) {
       const lua = `local bodies = {\n${bodies.map((b) => `[==[${b}]==]`).join(",\n")}\n}
 local headers = { ["content-type"] = "application/json", ["authorization"] = "Bearer ${token}" }
 local i = 0
 request = function()
   i = i + 1
-  return wrk.format("POST", "${path}", headers, bodies[(i % #bodies) + 1])
+  return wrk.format("${method}", "${path}", headers, ${method === "GET" ? "nil" : "bodies[(i % #bodies) + 1]"})
 end
 done = function(summary, latency, requests)
   local e = summary.errors
@@ -451,7 +460,7 @@ end\n`;
       const [requests, durationUs, errors, p50, p95, p99, mean] = line.split(" ").slice(1).map(Number) as number[];
       return { requests: requests!, errors: errors!, seconds: durationUs! / 1e6, p50: p50! / 1000, p95: p95! / 1000, p99: p99! / 1000, mean: mean! / 1000 };
     }
-    writeFileSync(join(work, "spec.json"), JSON.stringify({ url: url + path, token, bodies, connections: conns, seconds: secs }));
+    writeFileSync(join(work, "spec.json"), JSON.stringify({ url: url + path, token, bodies, connections: conns, seconds: secs, method }));
     const proc = Bun.spawn([process.execPath, import.meta.path, "--loader", join(work, "spec.json")], { stdout: "pipe", stderr: "inherit" });
     const out = await new Response(proc.stdout).text();
     await proc.exited;
@@ -479,6 +488,10 @@ async function endToEnd(): Promise<EndToEnd> {
   const result = await load("/v1/search", searchBodies, conns, seconds);
   runs.push({ label: "search", conns, result });
   log(`e2e search, ${conns} connection(s): ${int(result.requests / result.seconds)}/s, p50 ${f(result.p50)} ms, errors ${result.errors}`);
+  // the floor: authentication, wallet lookup, free-tier read and JSON, no retrieval
+  const floor = await load("/v1/free-tier/status", [""], conns, Math.min(5, seconds), "GET");
+  runs.push({ label: "GET /v1/free-tier/status (auth floor)", conns, result: floor });
+  log(`e2e GET /v1/free-tier/status, ${conns} connection(s): ${int(floor.requests / floor.seconds)}/s, p50 ${f(floor.p50)} ms`);
   return { runs };
 }
 

@@ -48,13 +48,13 @@ interface IndexedRow {
   pinned: number;
   created_at: string;
   expires_at: string | null;
-  /** JSON text of metadata.tags, or null */
+  /** JSON text of metadata.tags when it is an array, else null */
   tags: string | null;
   deleted_at: string | null;
 }
 
 const ROW_COLUMNS = `rowid, user_id, embedding, namespace, session_id, agent_id, memory_type, pinned, created_at, expires_at,
-  json_extract(metadata, '$.tags') as tags, deleted_at`;
+  case when json_type(metadata, '$.tags') = 'array' then json_extract(metadata, '$.tags') end as tags, deleted_at`;
 
 /**
  * Exact k-nearest-neighbour search over each user's active memories, with every MemoryFilter field
@@ -322,7 +322,7 @@ class UserVectors {
     this.created[slot] = Date.parse(row.created_at);
     this.expires[slot] = row.expires_at === null ? Infinity : Date.parse(row.expires_at);
     const tags = row.tags === null ? [] : (JSON.parse(row.tags) as unknown[]);
-    this.tags[slot] = Array.isArray(tags) && tags.length > 0 ? Int32Array.from(tags, (t) => this.intern(String(t))) : null;
+    this.tags[slot] = tags.length > 0 ? Int32Array.from(tags, (t) => this.intern(String(t))) : null;
     if (this.quantized) this.quantized.set(slot, this.vectors.subarray(base, base + this.dim));
     else if (this.size >= KERNEL_MIN_ROWS) this.quantize();
   }
