@@ -198,8 +198,8 @@ async function timeIt(label: string, run: (i: number) => Promise<number>): Promi
 const rows = [
   await timeIt(`nearest (KNN k=${K})`, async (i) => (await store.nearest(userId, queryVectors[i]!, {}, K, now)).length),
   await timeIt(`nearest + namespace filter`, async (i) => (await store.nearest(userId, queryVectors[i]!, { namespace: "work" }, K, now)).length),
-  await timeIt(`searchText (BM25 k=${K})`, async (i) => (await store.searchText(userId, queryTerms(queries[i]!), {}, K, now)).hits.length),
-  await timeIt(`searchText + namespace filter`, async (i) => (await store.searchText(userId, queryTerms(queries[i]!), { namespace: "work" }, K, now)).hits.length),
+  await timeIt(`searchText (BM25 k=${K})`, async (i) => (await store.searchText(userId, queryTerms(queries[i]!), {}, K, now)).length),
+  await timeIt(`searchText + namespace filter`, async (i) => (await store.searchText(userId, queryTerms(queries[i]!), { namespace: "work" }, K, now)).length),
 ];
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;

@@ -118,7 +118,7 @@ const idfCache = new Map<string, number>();
 async function idf(term: string): Promise<number> {
   let value = idfCache.get(term);
   if (value === undefined) {
-    const { total: df } = await store.searchText(userId, [term], {}, 1, now);
+    const df = await store.countText(userId, [term], {}, now);
     value = Math.log(1 + (totalMemories - df + 0.5) / (df + 0.5));
     idfCache.set(term, value);
   }
@@ -131,10 +131,10 @@ async function rescoreVariants(query: string, qv: Float32Array, target: string):
   const k = 40;
   const [near, text] = await Promise.all([store.nearest(userId, qv, {}, k, now), store.searchText(userId, terms, {}, k, now)]);
   const cosines = new Map(near.map((h) => [h.memory.id, h.similarity]));
-  const candidates = new Map<string, Memory>([...near, ...text.hits].map((h) => [h.memory.id, h.memory]));
-  const textOnly = text.hits.map((h) => h.memory.id).filter((id) => !cosines.has(id));
+  const candidates = new Map<string, Memory>([...near, ...text].map((h) => [h.memory.id, h.memory]));
+  const textOnly = text.map((h) => h.memory.id).filter((id) => !cosines.has(id));
   for (const [id, vector] of await store.embeddings(userId, textOnly)) cosines.set(id, cosine(qv, vector));
-  const bm25 = new Map(text.hits.map((h) => [h.memory.id, h.bm25]));
+  const bm25 = new Map(text.map((h) => [h.memory.id, h.bm25]));
   const best = Math.max(0, ...bm25.values());
   const weights = await Promise.all(terms.map(idf));
   const weightSum = weights.reduce((a, b) => a + b, 0);
@@ -163,7 +163,7 @@ for (const c of QUALITY_SET) {
   const hybrid = await recall.rank(userId, { query: c.query, limit: 10, filter: {} }, qv, now);
   const rankOf = (ids: string[]) => ids.indexOf(target) + 1;
   ranks.vector.push(rankOf(near.map((h) => h.memory.id)));
-  ranks.bm25.push(rankOf(text.hits.map((h) => h.memory.id)));
+  ranks.bm25.push(rankOf(text.map((h) => h.memory.id)));
   const r = rankOf(hybrid.map((h) => h.memory.id));
   ranks.hybrid.push(r);
   await rescoreVariants(c.query, qv, target);

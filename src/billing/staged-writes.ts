@@ -176,10 +176,14 @@ export class StagingStore implements MemoryStore {
     return set ? { ...result, memories: set.overlay(result.memories, (m) => m, now, filter.include_deleted) } : result;
   }
 
-  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<{ hits: TextHit[]; total: number }> {
+  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<TextHit[]> {
     const set = this.staged();
-    const result = await this.inner.searchText(userId, terms, filter, limit, now);
-    return set ? { ...result, hits: set.overlay(result.hits, (h) => h.memory, now) } : result;
+    const hits = await this.inner.searchText(userId, terms, filter, limit, now);
+    return set ? set.overlay(hits, (h) => h.memory, now) : hits;
+  }
+
+  countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number> {
+    return this.inner.countText(userId, terms, filter, now);
   }
 
   async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]> {

@@ -55,15 +55,15 @@ export class Recall {
   async rank(userId: string, request: Pick<RecallRequest, "query" | "limit" | "filter">, queryVector: Float32Array, now: number): Promise<RecalledMemory[]> {
     const k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit * CANDIDATES_PER_RESULT));
     const terms = queryTerms(request.query);
-    const [near, text] = await Promise.all([
+    const [near, textHits] = await Promise.all([
       this.store.nearest(userId, queryVector, request.filter, k, now),
       this.store.searchText(userId, terms, request.filter, k, now),
     ]);
     const cosines = new Map(near.map((h) => [h.memory.id, h.similarity]));
-    const candidates = new Map<string, Memory>([...near, ...text.hits].map((h) => [h.memory.id, h.memory]));
-    const textOnly = text.hits.map((h) => h.memory.id).filter((id) => !cosines.has(id));
+    const candidates = new Map<string, Memory>([...near, ...textHits].map((h) => [h.memory.id, h.memory]));
+    const textOnly = textHits.map((h) => h.memory.id).filter((id) => !cosines.has(id));
     for (const [id, vector] of await this.store.embeddings(userId, textOnly)) cosines.set(id, cosine(queryVector, vector));
-    const bm25 = new Map(text.hits.map((h) => [h.memory.id, h.bm25]));
+    const bm25 = new Map(textHits.map((h) => [h.memory.id, h.bm25]));
     const best = Math.max(0, ...bm25.values());
     const relationCounts = await this.store.relationCounts(userId, [...candidates.keys()], now);
     return [...candidates.values()]

@@ -26,12 +26,13 @@ const STOPWORDS = new Set(
 );
 
 /**
- * The distinct words of a query worth matching. Stopwords are dropped so "what is the…" does not
- * match every memory, unless the query has nothing else.
+ * The distinct words of a query worth matching. Stopwords and single letters are dropped so
+ * "what is the user's…" does not match every memory, unless the query has nothing else.
  */
 export function queryTerms(query: string): string[] {
   const all = [...new Set(words(query))];
-  const content = all.filter((w) => !STOPWORDS.has(w));
+  // Single letters ("s" of "user's", "t" of "don't") match nearly everything; digits carry meaning.
+  const content = all.filter((w) => !STOPWORDS.has(w) && (w.length > 1 || /\p{N}/u.test(w)));
   return content.length > 0 ? content : all;
 }
 

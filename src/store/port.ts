@@ -72,8 +72,10 @@ export interface MemoryStore {
   findByContentHash(userId: string, namespace: string, contentHash: string, now: number): Promise<Memory | null>;
   softDelete(userId: string, ids: string[], now: number): Promise<void>;
   listMemories(userId: string, filter: MemoryFilter, page: Page, now: number): Promise<{ memories: Memory[]; total: number }>;
-  /** BM25 over content for any of `terms` (plain words, never query syntax). */
-  searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<{ hits: TextHit[]; total: number }>;
+  /** The best `limit` BM25 hits over content for any of `terms` (plain words, never query syntax). */
+  searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<TextHit[]>;
+  /** How many memories searchText could return (a separate call: recall does not pay for counting). */
+  countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number>;
   /** k nearest by cosine, filters applied inside the query. */
   nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]>;
   embeddings(userId: string, ids: string[]): Promise<Map<string, Float32Array>>;

@@ -35,6 +35,7 @@ describe("text", () => {
   test("query terms drop stopwords and operators, unless nothing else is left", () => {
     expect(queryTerms('what is the "editor" -theme* NEAR(a)')).toEqual(["editor", "theme", "near"]);
     expect(queryTerms("the")).toEqual(["the"]);
+    expect(queryTerms("the user's editor, version 3")).toEqual(["user", "editor", "version", "3"]);
     expect(queryTerms("*** ()")).toEqual([]);
   });
 

@@ -205,16 +205,18 @@ export class RedisStore implements MemoryStore {
     return { memories: rows.map((row) => jsonField<Memory>(row, MEMORY_PATH)), total };
   }
 
-  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<{ hits: TextHit[]; total: number }> {
+  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<TextHit[]> {
     const text = textAnyOf(terms);
-    if (text === null) return { hits: [], total: 0 };
+    if (text === null) return [];
     const query = `${text} ${memoryFilterQuery(userId, filter, now)}`;
-    const { total, rows } = await this.search(
-      query,
-      ["WITHSCORES", "SCORER", "BM25STD", "RETURN", "1", MEMORY_PATH, "LIMIT", "0", String(limit)],
-      true,
-    );
-    return { hits: rows.map((row) => ({ memory: jsonField<Memory>(row, MEMORY_PATH), bm25: row.score ?? 0 })), total };
+    const { rows } = await this.search(query, ["WITHSCORES", "SCORER", "BM25STD", "RETURN", "1", MEMORY_PATH, "LIMIT", "0", String(limit)], true);
+    return rows.map((row) => ({ memory: jsonField<Memory>(row, MEMORY_PATH), bm25: row.score ?? 0 }));
+  }
+
+  async countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number> {
+    const text = textAnyOf(terms);
+    if (text === null) return 0;
+    return (await this.search(`${text} ${memoryFilterQuery(userId, filter, now)}`, ["LIMIT", "0", "0"])).total;
   }
 
   async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]> {

@@ -6,9 +6,14 @@ export interface SqlFragment {
   params: SqlParam[];
 }
 
-/** The WHERE clause over `memories m` for one user's filter; every value is a bound parameter. */
-export function memoryWhere(userId: string, filter: MemoryFilter, now: number): SqlFragment {
-  const clauses = ["m.user_id = ?", "(m.expires_at is null or m.expires_at > ?)"];
+/**
+ * The WHERE clause over `memories m` for one user's filter; every value is a bound parameter.
+ * `driving: false` is for queries that reach their rows another way (by id, rowid or FTS match):
+ * the unary `+` keeps SQLite's planner from walking the user's whole index range instead, which
+ * it does without statistics (measured: 200 ms instead of < 1 ms at 100k memories per wallet).
+ */
+export function memoryWhere(userId: string, filter: MemoryFilter, now: number, { driving = true } = {}): SqlFragment {
+  const clauses = [driving ? "m.user_id = ?" : "+m.user_id = ?", "(m.expires_at is null or m.expires_at > ?)"];
   const params: SqlParam[] = [userId, new Date(now).toISOString()];
   const add = (sql: string, ...values: SqlParam[]) => {
     clauses.push(sql);

@@ -191,7 +191,7 @@ export class SqliteStore implements MemoryStore {
 
   async getMemories(userId: string, ids: string[], now: number): Promise<Memory[]> {
     if (ids.length === 0) return [];
-    const where = memoryWhere(userId, {}, now);
+    const where = memoryWhere(userId, {}, now, { driving: false });
     const rows = this.db
       .query(`select ${MEMORY_COLUMNS} from memories m where ${where.sql} and m.id in (${marks(ids.length)})`)
       .all(...where.params, ...ids) as MemoryRow[];
@@ -202,7 +202,7 @@ export class SqliteStore implements MemoryStore {
   async findByContentHash(userId: string, namespace: string, contentHash: string, now: number): Promise<Memory | null> {
     const where = memoryWhere(userId, { namespace }, now);
     const row = this.db
-      .query(`select ${MEMORY_COLUMNS} from memories m where ${where.sql} and m.content_hash = ? order by m.created_at limit 1`)
+      .query(`select ${MEMORY_COLUMNS} from memories m where ${where.sql} and m.content_hash = ? limit 1`)
       .get(...where.params, contentHash) as MemoryRow | null;
     return row ? toMemory(row) : null;
   }
@@ -230,24 +230,34 @@ export class SqliteStore implements MemoryStore {
     return { memories: rows.map(toMemory), total };
   }
 
-  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<{ hits: TextHit[]; total: number }> {
-    if (terms.length === 0) return { hits: [], total: 0 };
+  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<TextHit[]> {
+    if (terms.length === 0) return [];
+    const { sql, params } = this.textMatch(userId, terms, filter, now);
+    const rows = this.db
+      .query(`select ${MEMORY_COLUMNS}, -bm25(memories_fts) as score ${sql} order by bm25(memories_fts) limit ?`)
+      .all(...params, limit) as (MemoryRow & { score: number })[];
+    return rows.map((r) => ({ memory: toMemory(r), bm25: r.score }));
+  }
+
+  async countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number> {
+    if (terms.length === 0) return 0;
+    const { sql, params } = this.textMatch(userId, terms, filter, now);
+    return (this.db.query(`select count(*) as total ${sql}`).get(...params) as { total: number }).total;
+  }
+
+  /** FTS5 rows matching any term, joined to the user's filtered memories. */
+  private textMatch(userId: string, terms: string[], filter: MemoryFilter, now: number) {
     // Each term becomes an FTS5 string literal ("" escapes a quote), OR-ed: user text is never query syntax.
     const match = terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
-    const where = memoryWhere(userId, filter, now);
-    const from = `from memories_fts f join memories m on m.rowid = f.rowid where memories_fts match ? and ${where.sql}`;
-    const { total } = this.db.query(`select count(*) as total ${from}`).get(match, ...where.params) as { total: number };
-    const rows = this.db
-      .query(`select ${MEMORY_COLUMNS}, -bm25(memories_fts) as score ${from} order by bm25(memories_fts) limit ?`)
-      .all(match, ...where.params, limit) as (MemoryRow & { score: number })[];
-    return { hits: rows.map((r) => ({ memory: toMemory(r), bm25: r.score })), total };
+    const where = memoryWhere(userId, filter, now, { driving: false });
+    return { sql: `from memories_fts f join memories m on m.rowid = f.rowid where memories_fts match ? and ${where.sql}`, params: [match, ...where.params] };
   }
 
   async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]> {
     const found = this.vectors.nearest(userId, vector, filter, k, now);
     if (found.length === 0) return [];
     const rows = this.db
-      .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid in (${marks(found.length)}) and m.user_id = ?`)
+      .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid in (${marks(found.length)}) and +m.user_id = ?`)
       .all(...found.map((f) => f.rowid), userId) as MemoryRow[];
     const byRowid = new Map(rows.map((r) => [r.rowid, r]));
     return found.flatMap(({ rowid, distance }) => {
@@ -259,7 +269,7 @@ export class SqliteStore implements MemoryStore {
   async embeddings(userId: string, ids: string[]): Promise<Map<string, Float32Array>> {
     if (ids.length === 0) return new Map();
     const rows = this.db
-      .query(`select id, embedding from memories where user_id = ? and id in (${marks(ids.length)})`)
+      .query(`select id, embedding from memories where +user_id = ? and id in (${marks(ids.length)})`)
       .all(userId, ...ids) as { id: string; embedding: Uint8Array }[];
     return new Map(rows.map((r) => [r.id, asVector(r.embedding)]));
   }
@@ -267,7 +277,7 @@ export class SqliteStore implements MemoryStore {
   async recordAccess(userId: string, ids: string[], now: number): Promise<void> {
     if (ids.length === 0) return;
     this.db
-      .query(`update memories set access_count = access_count + 1, accessed_at = ? where user_id = ? and id in (${marks(ids.length)})`)
+      .query(`update memories set access_count = access_count + 1, accessed_at = ? where +user_id = ? and id in (${marks(ids.length)})`)
       .run(new Date(now).toISOString(), userId, ...ids);
   }
 
