@@ -29,7 +29,7 @@ describe("the store is bound to one embedding model", () => {
       { content: "User prefers tabs over spaces" },
     ]);
     await store.close();
-  });
+  }, 120_000); // builds a second model: seconds, more on a loaded machine
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   test("binding another model fails with a message that says how to migrate; force rebinds", async () => {

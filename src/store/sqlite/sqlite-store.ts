@@ -1,5 +1,4 @@
 import { Database } from "bun:sqlite";
-import * as sqliteVec from "sqlite-vec";
 import { join } from "node:path";
 import type { Memory, MemoryType } from "../../domain/memory";
 import type { HistoryEntry } from "../../domain/history";
@@ -62,8 +61,9 @@ const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
 /**
  * The embedded engine: one SQLite file in WAL mode. Rows live in `memories`;
- * FTS5 (BM25) and the sqlite-vec index mirror the active rows and are written
- * in the same transaction as the row, so they never disagree after a crash.
+ * FTS5 (BM25) mirrors the active rows in the same transaction as the row, so the two never
+ * disagree after a crash; the in-memory vector index (vector-index.ts) is derived from committed
+ * rows and rebuilt from them on start.
  */
 export class SqliteStore implements MemoryStore {
   readonly engine = "sqlite" as const;
@@ -72,7 +72,6 @@ export class SqliteStore implements MemoryStore {
 
   constructor(dataDir: string) {
     this.db = new Database(join(dataDir, "engram.sqlite"), { create: true, strict: true });
-    sqliteVec.load(this.db);
     this.db.exec("pragma journal_mode = wal; pragma synchronous = normal; pragma foreign_keys = on; pragma busy_timeout = 5000;");
     migrate(this.db);
     this.vectors = new VectorIndex(this.db);

@@ -90,12 +90,6 @@ export class VectorIndex {
   create(dimension: number): void {
     if (dimension !== this.dimension) this.reset();
     this.dimension = dimension;
-    // Databases created before this index had a sqlite-vec table; it is dead weight now.
-    try {
-      this.db.exec("drop table if exists memory_vectors");
-    } catch {
-      // the vec0 module is not loaded: leave the orphan table alone
-    }
   }
 
   drop(): void {
