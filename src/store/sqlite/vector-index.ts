@@ -424,7 +424,9 @@ class UserVectors {
     // First-pass scores (approximate when quantized) and their worst-case error, in cosine units.
     let approx: Float32Array;
     let unitScale = 1;
-    let bound = 0;
+    // Unquantized first-pass scores are exact but stored as f32: rounding is the only error, and a
+    // nonzero bound sends rows tied with the k-th to the second pass, so ties resolve by rowid.
+    let bound = ROUNDING_SLACK;
     if (this.quantized) {
       const scan = this.quantized.scan(query, n);
       approx = scan.scores;
@@ -452,7 +454,7 @@ class UserVectors {
       }
     }
     let found = this.rescore(query, heap.subarray(0, size));
-    if (size < want || want === n || bound === 0) return found.slice(0, k);
+    if (size < want || want === n) return found.slice(0, k);
     // Certificate: a row outside the candidates scores at most threshold + bound exactly.
     const kth = 1 - found[k - 1]!.distance;
     if (threshold / unitScale + bound < kth) return found.slice(0, k);
