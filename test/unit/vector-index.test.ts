@@ -492,15 +492,8 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
     await checkZeroTies("user-zero-big", KERNEL_MIN_ROWS + 100);
   });
 
-  /*
-   * KNOWN BUG (vector-index.ts, UserVectors.nearest, exact path below KERNEL_MIN_ROWS): with more than
-   * k + 64 rows at exactly the k-th distance, the first pass keeps the first k + 64 of them in *slot*
-   * order and `bound === 0` returns without a second pass, so the k returned are the lowest rowids of
-   * that arbitrary subset, not of all tied rows ("ties by rowid", as nearestExact and the kernel path do).
-   * Slot order is load order (created_at, via memories_by_user) changed by swap-remove deletes and
-   * appended inserts. These two tests are `test.failing` so the suite stays green with the assertion
-   * intact: when the index is fixed they will report "passed unexpectedly": turn them into `test`.
-   */
+  // Regression: with more than k + 64 rows tied at the k-th distance, the exact path used to return
+  // the lowest rowids of an arbitrary subset of them (no second pass when its error bound was 0).
   test("exact ties (identical or power-of-two-scaled embeddings) are broken by rowid: exact path", async () => {
     await checkDuplicates("user-dup-small", 200);
   });
