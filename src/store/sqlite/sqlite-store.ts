@@ -68,8 +68,9 @@ const TEXT_OVERSAMPLE = 4;
 /**
  * The embedded engine: one SQLite file in WAL mode. Rows live in `memories`;
  * FTS5 (BM25) mirrors the active rows in the same transaction as the row, so the two never
- * disagree after a crash; the in-memory vector index (vector-index.ts) is derived from committed
- * rows and rebuilt from them on start.
+ * disagree after a crash; the in-memory per-user cache (vector-index.ts: vectors, filter columns
+ * and the BM25 keyword index of keyword-index.ts) is derived from committed rows and rebuilt from
+ * them on start. FTS5 answers keyword search inside transactions and in the cases the cache cannot.
  */
 export class SqliteStore implements MemoryStore {
   readonly engine = "sqlite" as const;
@@ -235,7 +236,30 @@ export class SqliteStore implements MemoryStore {
     return { memories: rows.map(toMemory), total };
   }
 
+  /**
+   * BM25 over the user's rows. Normally answered by the in-memory keyword index of the per-user
+   * cache (keyword-index.ts, with per-wallet statistics and every filter applied while scoring);
+   * inside a transaction and in the few cases it cannot answer, by FTS5 below (fast path, then slow path).
+   */
   async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<TextHit[]> {
+    if (terms.length === 0 || limit <= 0) return [];
+    const hits = this.vectors.keywordSearch(userId, terms, filter, limit, now);
+    if (hits) {
+      if (hits.length === 0) return [];
+      const rows = this.db
+        .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid in (${marks(hits.length)}) and +m.user_id = ?`)
+        .all(...hits.map((h) => h.rowid), userId) as MemoryRow[];
+      const byRowid = new Map(rows.map((r) => [r.rowid, r]));
+      return hits.flatMap(({ rowid, score }) => {
+        const row = byRowid.get(rowid);
+        return row ? [{ memory: toMemory(row), bm25: score }] : [];
+      });
+    }
+    return this.searchTextFts(userId, terms, filter, limit, now);
+  }
+
+  /** The FTS5 answer (BM25 statistics over the whole table); also the reference the in-memory index falls back to. */
+  searchTextFts(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): TextHit[] {
     if (terms.length === 0) return [];
     const rows = this.topMatchesFiltered(userId, terms, filter, limit, now) ?? this.allMatchesFiltered(userId, terms, filter, limit, now);
     return rows.map((r) => ({ memory: toMemory(r), bm25: r.score }));
@@ -270,6 +294,11 @@ export class SqliteStore implements MemoryStore {
   }
 
   async countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number> {
+    if (terms.length === 0) return 0;
+    return this.vectors.keywordCount(userId, terms, filter, now) ?? this.countTextFts(userId, terms, filter, now);
+  }
+
+  countTextFts(userId: string, terms: string[], filter: MemoryFilter, now: number): number {
     if (terms.length === 0) return 0;
     const { sql, params } = this.textMatch(userId, terms, filter, now);
     return (this.db.query(`select count(*) as total ${sql}`).get(...params) as { total: number }).total;

@@ -3,6 +3,7 @@ import type { Memory } from "../../domain/memory";
 import type { MemoryFilter } from "../port";
 import { memoryWhere } from "./filter-sql";
 import { kernelFor, type Kernel, type ScoreFn } from "./vector-kernel";
+import { keywordIndexCounters, queryTokens, WalletKeywords, type KeywordHit } from "./keyword-index";
 
 export interface Neighbour {
   rowid: number;
@@ -11,7 +12,7 @@ export interface Neighbour {
 }
 
 export interface VectorIndexOptions {
-  /** Rows kept in memory across all users; least recently searched users are dropped beyond it (default 1,000,000, ~600 MB at 100-d). */
+  /** Rows kept in memory across all users; least recently searched users are dropped beyond it (default 1,000,000, ~600 MB at 100-d plus ~80 MB of keyword postings for short memories). */
   maxCachedRows?: number;
 }
 
@@ -41,6 +42,7 @@ interface IndexedRow {
   rowid: number;
   user_id: string;
   embedding: Uint8Array;
+  content: string;
   namespace: string;
   session_id: string | null;
   agent_id: string | null;
@@ -53,7 +55,7 @@ interface IndexedRow {
   deleted_at: string | null;
 }
 
-const ROW_COLUMNS = `rowid, user_id, embedding, namespace, session_id, agent_id, memory_type, pinned, created_at, expires_at,
+const ROW_COLUMNS = `rowid, user_id, embedding, content, namespace, session_id, agent_id, memory_type, pinned, created_at, expires_at,
   case when json_type(metadata, '$.tags') = 'array' then json_extract(metadata, '$.tags') end as tags, deleted_at`;
 
 /**
@@ -71,6 +73,13 @@ const ROW_COLUMNS = `rowid, user_id, embedding, namespace, session_id, agent_id,
  * pending row is re-read from `memories` and applied as committed. Writes by other connections are
  * noticed through `pragma data_version` and drop the whole cache. Every write to a filter column or
  * to the embedding must be reported through upsert/remove (sqlite-store's indexActive/unindex do).
+ *
+ * The same per-user cache also answers keyword search (BM25, keyword-index.ts): each user's rows
+ * carry their tokenized content in a WalletKeywords inverted index addressed by the same slots, so
+ * loading, pending writes, other connections' writes, the transaction fallback and eviction are the
+ * logic above, shared. Rows whose embedding has another dimension than the bound model stay cached
+ * (for keyword search and filters) but are skipped by vector search. Content changes must therefore
+ * be reported through upsert too (indexActive does).
  */
 export class VectorIndex {
   private dimension = 0;
@@ -135,6 +144,46 @@ export class VectorIndex {
       found.push({ rowid: row.rowid, distance: 1 - cosineWithUnit(query, v) });
     }
     return found.sort(byDistance).slice(0, k);
+  }
+
+  /**
+   * The `limit` best BM25 matches (any term) among the user's active rows under the filter, best
+   * first (ties by rowid), from the cache; null when FTS5 must answer instead: inside a transaction
+   * (same rule as vectors), for include_deleted or unparsable filter dates, or when a term is not
+   * exactly one word (FTS5 would match it as a phrase).
+   */
+  keywordSearch(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): KeywordHit[] | null {
+    const query = this.keywordQuery(userId, terms, filter, now);
+    if (!query) return null;
+    const { user, tokens, accept } = query;
+    return accept ? user.keywords.search(tokens, user.size, user.rowidsView(), accept, limit) : [];
+  }
+
+  /** How many of the user's active rows under the filter match any term; null as for keywordSearch. */
+  keywordCount(userId: string, terms: string[], filter: MemoryFilter, now: number): number | null {
+    const query = this.keywordQuery(userId, terms, filter, now);
+    if (!query) return null;
+    const { user, tokens, accept } = query;
+    return accept ? user.keywords.count(tokens, user.size, accept) : 0;
+  }
+
+  private keywordQuery(userId: string, terms: string[], filter: MemoryFilter, now: number) {
+    const tokens = queryTokens(terms);
+    if (tokens === null || this.db.inTransaction || filter.include_deleted || !cacheable(filter)) {
+      keywordIndexCounters.sqlFallbacks++;
+      return null;
+    }
+    keywordIndexCounters.searches++;
+    this.sync();
+    const user = this.load(userId);
+    return { user, tokens, accept: user.accepting(filter, now, false) };
+  }
+
+  /** Approximate bytes held by the keyword indexes, for benchmarks and diagnostics. */
+  keywordBytes(): number {
+    let bytes = 0;
+    for (const user of this.users.values()) bytes += user.keywords.bytes();
+    return bytes;
   }
 
   /** Rows and users currently cached (for benchmarks and diagnostics). */
@@ -247,8 +296,9 @@ function cosineWithUnit(query: Float64Array, v: Float32Array): number {
   return norm === 0 ? 0 : dot / Math.sqrt(norm);
 }
 
-/** One user's active rows: unit vectors, their int8 copy (large users) and the filter columns. */
+/** One user's active rows: unit vectors, their int8 copy (large users), the filter columns and the keyword index. */
 class UserVectors {
+  readonly keywords: WalletKeywords;
   size = 0;
   private capacity: number;
   private readonly slotOf = new Map<number, number>();
@@ -261,6 +311,8 @@ class UserVectors {
   private agent: Int32Array;
   private type: Int32Array;
   private pinned: Uint8Array;
+  /** 1 when the row's embedding has the index's dimension (others are kept for keyword search only) */
+  private hasVector: Uint8Array;
   private created: Float64Array;
   private expires: Float64Array;
   private tags: (Int32Array | null)[] = [];
@@ -278,8 +330,14 @@ class UserVectors {
     this.agent = new Int32Array(this.capacity);
     this.type = new Int32Array(this.capacity);
     this.pinned = new Uint8Array(this.capacity);
+    this.hasVector = new Uint8Array(this.capacity);
     this.created = new Float64Array(this.capacity);
     this.expires = new Float64Array(this.capacity);
+    this.keywords = new WalletKeywords(this.capacity);
+  }
+
+  rowidsView(): Float64Array {
+    return this.rowids;
   }
 
   has(rowid: number): boolean {
@@ -292,11 +350,12 @@ class UserVectors {
     return id;
   }
 
-  /** Adds or replaces the row (rows whose embedding has another dimension are left out). */
+  /** Adds or replaces the row (rows whose embedding has another dimension get no vector: keyword search only). */
   put(row: IndexedRow): void {
     const embedding = asFloats(row.embedding);
-    if (embedding.length !== this.dim) return this.delete(row.rowid);
+    const vector = embedding.length === this.dim && this.dim > 0;
     let slot = this.slotOf.get(row.rowid);
+    const replacing = slot !== undefined;
     if (slot === undefined) {
       if (this.size === this.capacity) this.grow();
       slot = this.size++;
@@ -304,10 +363,12 @@ class UserVectors {
     }
     this.rowids[slot] = row.rowid;
     let norm = 0;
-    for (let i = 0; i < this.dim; i++) norm += embedding[i]! * embedding[i]!;
+    if (vector) for (let i = 0; i < this.dim; i++) norm += embedding[i]! * embedding[i]!;
     norm = Math.sqrt(norm);
     const base = slot * this.dim;
     for (let i = 0; i < this.dim; i++) this.vectors[base + i] = norm > 0 ? embedding[i]! / norm : 0;
+    this.hasVector[slot] = vector ? 1 : 0;
+    this.keywords.put(slot, row.content, replacing, this.size);
     this.namespace[slot] = this.intern(row.namespace);
     this.session[slot] = row.session_id === null ? -1 : this.intern(row.session_id);
     this.agent[slot] = row.agent_id === null ? -1 : this.intern(row.agent_id);
@@ -318,7 +379,7 @@ class UserVectors {
     const tags = row.tags === null ? [] : (JSON.parse(row.tags) as unknown[]);
     this.tags[slot] = tags.length > 0 ? Int32Array.from(tags, (t) => this.intern(String(t))) : null;
     if (this.quantized) this.quantized.set(slot, this.vectors.subarray(base, base + this.dim));
-    else if (this.size >= KERNEL_MIN_ROWS) this.quantize();
+    else if (this.size >= KERNEL_MIN_ROWS && this.dim > 0) this.quantize();
   }
 
   delete(rowid: number): void {
@@ -337,12 +398,14 @@ class UserVectors {
       this.agent[slot] = this.agent[last]!;
       this.type[slot] = this.type[last]!;
       this.pinned[slot] = this.pinned[last]!;
+      this.hasVector[slot] = this.hasVector[last]!;
       this.created[slot] = this.created[last]!;
       this.expires[slot] = this.expires[last]!;
       this.tags[slot] = this.tags[last]!;
       this.quantized?.move(last, slot);
     }
     this.tags[last] = null;
+    this.keywords.delete(slot, last);
   }
 
   private grow(): void {
@@ -359,10 +422,12 @@ class UserVectors {
     this.agent = widen(this.agent, (n) => new Int32Array(n));
     this.type = widen(this.type, (n) => new Int32Array(n));
     this.pinned = widen(this.pinned, (n) => new Uint8Array(n));
+    this.hasVector = widen(this.hasVector, (n) => new Uint8Array(n));
     this.created = widen(this.created, (n) => new Float64Array(n));
     this.expires = widen(this.expires, (n) => new Float64Array(n));
     this.capacity = capacity;
     this.quantized?.reserve(capacity, this.size);
+    this.keywords.reserve(capacity);
   }
 
   private quantize(): void {
@@ -370,8 +435,8 @@ class UserVectors {
     for (let slot = 0; slot < this.size; slot++) this.quantized.set(slot, this.vectors.subarray(slot * this.dim, (slot + 1) * this.dim));
   }
 
-  /** The row filter as a predicate over slots, or null when no row can match. */
-  private accepting(filter: MemoryFilter, now: number): ((slot: number) => boolean) | null {
+  /** The row filter as a predicate over slots, or null when no row can match; `vectors`: rows without a vector never match. */
+  accepting(filter: MemoryFilter, now: number, vectors: boolean): ((slot: number) => boolean) | null {
     const id = (value: string | undefined) => (value === undefined ? -1 : (this.dict.get(value) ?? -2));
     const namespace = id(filter.namespace);
     const session = id(filter.session_id);
@@ -386,9 +451,10 @@ class UserVectors {
     const pinned = filter.pinned === undefined ? -1 : filter.pinned ? 1 : 0;
     const after = filter.created_after === undefined ? -Infinity : Date.parse(filter.created_after);
     const before = filter.created_before === undefined ? Infinity : Date.parse(filter.created_before);
-    const [ns, se, ag, ty, pi, cr, ex, tg] = [this.namespace, this.session, this.agent, this.type, this.pinned, this.created, this.expires, this.tags];
+    const [ns, se, ag, ty, pi, cr, ex, tg, hv] = [this.namespace, this.session, this.agent, this.type, this.pinned, this.created, this.expires, this.tags, this.hasVector];
     return (slot) => {
       if (ex[slot]! <= now) return false;
+      if (vectors && hv[slot] === 0) return false;
       if (namespace >= 0 && ns[slot] !== namespace) return false;
       if (session >= 0 && se[slot] !== session) return false;
       if (agent >= 0 && ag[slot] !== agent) return false;
@@ -416,7 +482,7 @@ class UserVectors {
   }
 
   nearest(vector: Float32Array, filter: MemoryFilter, k: number, now: number): Neighbour[] {
-    const accept = this.accepting(filter, now);
+    const accept = this.accepting(filter, now, true);
     if (!accept || this.size === 0) return [];
     const query = unit(vector);
     const n = this.size;
