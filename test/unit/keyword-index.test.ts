@@ -16,6 +16,8 @@
  * per-wallet and whole-table statistics coincide).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { prng } from "../../scripts/bench/synthetic";
+import { dbOf, matchesFilter } from "../helpers/store-reference";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -45,17 +47,6 @@ const TAGS = ["x", "y", "z", "w"] as const;
 /** Zipf-ish: the first words are common ("the" ends up in most rows: idf clamped). */
 const VOCAB = ["the", "and", "alpha", "Beta", "gamma", "café", "CAFE", "naïve", "Über", "delta", "x1", "42", "epsilon", "zeta", "theta", "iota", "kappa", "lambda", "mu", "nu"];
 
-/** mulberry32 */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rng = prng(20251121);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
 const zipf = () => VOCAB[Math.floor(VOCAB.length * rng() ** 2)]!;
@@ -111,23 +102,7 @@ function makeMemory(userId: string, over: Partial<Memory> = {}): Memory {
   };
 }
 
-function matches(m: Memory, filter: MemoryFilter, now: number): boolean {
-  if (m.deleted_at !== null) return false;
-  if (m.expires_at !== null && Date.parse(m.expires_at) <= now) return false;
-  if (filter.namespace !== undefined && m.namespace !== filter.namespace) return false;
-  if (filter.session_id !== undefined && m.session_id !== filter.session_id) return false;
-  if (filter.agent_id !== undefined && m.agent_id !== filter.agent_id) return false;
-  if (filter.memory_type !== undefined && m.memory_type !== filter.memory_type) return false;
-  if (filter.pinned !== undefined && m.pinned !== filter.pinned) return false;
-  const created = Date.parse(m.created_at);
-  if (filter.created_after !== undefined && !(created > Date.parse(filter.created_after))) return false;
-  if (filter.created_before !== undefined && !(created < Date.parse(filter.created_before))) return false;
-  if (filter.tags?.length) {
-    const tags = m.metadata.tags ?? [];
-    if (!filter.tags.some((t) => tags.includes(t))) return false;
-  }
-  return true;
-}
+const matches = matchesFilter;
 
 interface Expected {
   id: string;
@@ -185,7 +160,6 @@ function randomTerms(): string[] {
   return terms;
 }
 
-const dbOf = (store: SqliteStore) => (store as unknown as { db: Database }).db;
 
 function record(db: Database, memories: Memory[]): void {
   const rowidOf = db.query("select rowid from memories where id = ?");

@@ -16,6 +16,8 @@
  * rowid, as the reference does.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { prng } from "../../scripts/bench/synthetic";
+import { dbOf, matchesFilter } from "../helpers/store-reference";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,17 +52,6 @@ const TAGS = ["x", "y", "z", "w"] as const;
 // ---------------------------------------------------------------------------------------------
 // seeded randomness
 
-/** mulberry32 */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rng = prng(20250601);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
 const gauss = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
@@ -134,23 +125,7 @@ interface Expected {
   distance: number;
 }
 
-function matches(m: Memory, filter: MemoryFilter, now: number): boolean {
-  if (m.deleted_at !== null) return false;
-  if (m.expires_at !== null && Date.parse(m.expires_at) <= now) return false;
-  if (filter.namespace !== undefined && m.namespace !== filter.namespace) return false;
-  if (filter.session_id !== undefined && m.session_id !== filter.session_id) return false;
-  if (filter.agent_id !== undefined && m.agent_id !== filter.agent_id) return false;
-  if (filter.memory_type !== undefined && m.memory_type !== filter.memory_type) return false;
-  if (filter.pinned !== undefined && m.pinned !== filter.pinned) return false;
-  const created = Date.parse(m.created_at);
-  if (filter.created_after !== undefined && !(created > Date.parse(filter.created_after))) return false;
-  if (filter.created_before !== undefined && !(created < Date.parse(filter.created_before))) return false;
-  if (filter.tags?.length) {
-    const tags = m.metadata.tags ?? [];
-    if (!filter.tags.some((t) => tags.includes(t))) return false;
-  }
-  return true;
-}
+const matches = matchesFilter;
 
 /** Every matching row of the user, nearest first (ties by rowid). Rows of another dimension never match. */
 function reference(rows: Model, userId: string, query: Float32Array, filter: MemoryFilter, now: number): Expected[] {
@@ -282,7 +257,6 @@ async function randomChecks(store: SqliteStore, rows: Model, users: string[], n:
 // ---------------------------------------------------------------------------------------------
 // writes: through a store, mirrored into a model
 
-const dbOf = (store: SqliteStore) => (store as unknown as { db: Database }).db;
 
 /** Reads the rowids the store assigned (through the given connection, so it sees its own transaction). */
 function record(db: Database, rows: Model, items: { memory: Memory; vector: Float32Array }[]): void {
