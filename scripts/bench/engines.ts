@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createClient } from "redis";
-import type { Memory } from "../../src/domain/memory.ts";
+import { newMemory } from "../../src/domain/memory.ts";
 import { contentHash, queryTerms } from "../../src/domain/text.ts";
 import { startEmbedder } from "../../src/embed/embedder.ts";
 import type { MemoryStore, StoredMemory } from "../../src/store/port.ts";
@@ -146,25 +146,18 @@ for (let done = 0; done < N; done += BATCH) {
   const vectors = await vectorsFor(texts);
   const items: StoredMemory[] = texts.map((content, i) => {
     const at = new Date(createdBase + Math.floor(((done + i) / N) * 365 * 86_400_000)).toISOString();
-    const memory: Memory = {
-      id: crypto.randomUUID(),
-      user_id: userId,
-      namespace: pick(["default", "default", "default", "work", "personal"]),
-      content,
-      metadata: { tags: [pick(TEAMS), pick(["infra", "process", "people", "tooling"])] },
-      importance: Math.round(rand() * 100) / 100,
-      memory_type: pick(["general", "decision", "preference", "project", "observation", "correction"] as const),
-      session_id: null,
-      agent_id: null,
-      pinned: rand() < 0.02,
-      immutable: false,
-      expires_at: null,
-      created_at: at,
-      updated_at: at,
-      accessed_at: at,
-      access_count: 0,
-      deleted_at: null,
-    };
+    const memory = newMemory(
+      {
+        user_id: userId,
+        namespace: pick(["default", "default", "default", "work", "personal"]),
+        content,
+        metadata: { tags: [pick(TEAMS), pick(["infra", "process", "people", "tooling"])] },
+        importance: Math.round(rand() * 100) / 100,
+        memory_type: pick(["general", "decision", "preference", "project", "observation", "correction"] as const),
+        pinned: rand() < 0.02,
+      },
+      at,
+    );
     return { memory, embedding: vectors[i]!, content_hash: contentHash(content) };
   });
   await store.insertMemories(items);

@@ -44,7 +44,7 @@ import { createApp } from "../../src/http/app.ts";
 import { Recall, type RecallRequest } from "../../src/domain/recall.ts";
 import { keywordSearch } from "../../src/domain/search.ts";
 import { contentHash } from "../../src/domain/text.ts";
-import type { Memory } from "../../src/domain/memory.ts";
+import { newMemory, type Memory } from "../../src/domain/memory.ts";
 import type { TextEmbedder } from "../../src/domain/ports.ts";
 import type { MemoryFilter, MemoryStore, StoredMemory } from "../../src/store/port.ts";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
@@ -226,25 +226,21 @@ function uuid(rng: Rng): string {
 function record(rng: Rng, userId: string, now: number): { memory: Memory; content_hash: string } {
   const s = syntheticMemory(rng);
   const at = new Date(now - s.age_ms).toISOString();
-  const memory: Memory = {
-    id: uuid(rng),
-    user_id: userId,
-    namespace: s.namespace,
-    content: s.content,
-    metadata: s.tags.length ? { tags: s.tags } : {},
-    importance: s.importance,
-    memory_type: s.memory_type,
-    session_id: s.session_id,
-    agent_id: s.agent_id,
-    pinned: s.pinned,
-    immutable: false,
-    expires_at: null,
-    created_at: at,
-    updated_at: at,
-    accessed_at: at,
-    access_count: 0,
-    deleted_at: null,
-  };
+  const memory = newMemory(
+    {
+      id: uuid(rng),
+      user_id: userId,
+      namespace: s.namespace,
+      content: s.content,
+      metadata: s.tags.length ? { tags: s.tags } : {},
+      importance: s.importance,
+      memory_type: s.memory_type,
+      session_id: s.session_id,
+      agent_id: s.agent_id,
+      pinned: s.pinned,
+    },
+    at,
+  );
   return { memory, content_hash: contentHash(s.content) };
 }
 

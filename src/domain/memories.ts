@@ -1,6 +1,6 @@
 import type { MemoryFilter, MemoryStore, Page } from "../store/port";
 import type { HistoryEntry } from "./history";
-import { DEFAULT_NAMESPACE, expiryProblem, metadataProblem, PatchFields, type Memory, type StoreFields } from "./memory";
+import { expiryProblem, metadataProblem, newMemory, PatchFields, StoreFields, type Memory } from "./memory";
 import { immutableConflict, invalid, notFound } from "./errors";
 import { isDuplicate, isNearDuplicate, merge, type Candidate } from "./dedup";
 import { contentHash } from "./text";
@@ -17,6 +17,7 @@ export interface StoreOutcome {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const STORE_KEYS = Object.keys(StoreFields.properties) as (keyof StoreFields)[];
 const normalizeIso = (value: string) => new Date(value).toISOString();
 
 /** The memory lifecycle of one user: store (with dedup), read, update, delete, pin. */
@@ -68,26 +69,10 @@ export class Memories {
   }
 
   private candidate(userId: string, item: StoreFields, embedding: Float32Array, now: number): Candidate {
-    const at = iso(now);
-    const memory: Memory = {
-      id: crypto.randomUUID(),
-      user_id: userId,
-      namespace: item.namespace ?? DEFAULT_NAMESPACE,
-      content: item.content,
-      metadata: item.metadata ?? {},
-      importance: item.importance ?? 0.5,
-      memory_type: item.memory_type ?? "general",
-      session_id: item.session_id ?? null,
-      agent_id: item.agent_id ?? null,
-      pinned: item.pinned ?? false,
-      immutable: item.immutable ?? false,
-      expires_at: item.expires_at ? normalizeIso(item.expires_at) : null,
-      created_at: at,
-      updated_at: at,
-      accessed_at: at,
-      access_count: 0,
-      deleted_at: null,
-    };
+    // Only the client-settable fields, and only those given: newMemory supplies the defaults.
+    const given = Object.fromEntries(STORE_KEYS.flatMap((key) => (item[key] === undefined ? [] : [[key, item[key]]]))) as Partial<Memory>;
+    const expires_at = item.expires_at ? normalizeIso(item.expires_at) : null;
+    const memory = newMemory({ ...given, user_id: userId, content: item.content, expires_at }, iso(now));
     return { memory, embedding, content_hash: contentHash(item.content) };
   }
 

@@ -113,6 +113,28 @@ export type PatchFields = Static<typeof PatchFields>;
 
 export const DEFAULT_NAMESPACE = "default";
 
+/** A new memory record: the spec's defaults for everything not given; all timestamps `at`. */
+export function newMemory(fields: Pick<Memory, "user_id" | "content"> & Partial<Memory>, at: string): Memory {
+  return {
+    id: crypto.randomUUID(),
+    namespace: DEFAULT_NAMESPACE,
+    metadata: {},
+    importance: 0.5,
+    memory_type: "general",
+    session_id: null,
+    agent_id: null,
+    pinned: false,
+    immutable: false,
+    expires_at: null,
+    created_at: at,
+    updated_at: at,
+    accessed_at: at,
+    access_count: 0,
+    deleted_at: null,
+    ...fields,
+  };
+}
+
 /** Tags live in `metadata.tags`; the top-level `tags` of some responses is this view of it. */
 export function tagsOf(memory: Pick<Memory, "metadata">): string[] {
   return memory.metadata.tags ?? [];
