@@ -29,10 +29,11 @@ export interface AppDeps {
   paywall: Paywall;
 }
 
-export function buildDeps(config: Config, store: MemoryStore, embedder: TextEmbedder, clock: Clock = Date.now): AppDeps {
-  // Paid calls hold their writes back until their payment settles (src/billing/staged-writes.ts); transparent otherwise.
-  const staging = new StagingStore(store);
-  store = staging;
+export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmbedder, clock: Clock = Date.now): AppDeps {
+  // Every service sees the engine through the staging wrapper: paid calls hold their writes back until
+  // their payment settles (src/billing/staged-writes.ts); it is transparent otherwise.
+  const staging = new StagingStore(engine);
+  const store: MemoryStore = staging;
   const freeTier = new FreeTier(store, config.FREE_TIER_CALLS);
   const recall = new Recall(store, embedder, clock);
   const { extractor, summarizer } = configuredLanguageTools(config);
