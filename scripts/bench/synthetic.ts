@@ -88,7 +88,7 @@ const QUERIES: ((r: Rng) => string)[] = [
   (r) => `which database does the ${p(r, "component")} service use`,
   (r) => `when does ${p(r, "component")} deploy`,
   (r) => `who owns the ${p(r, "component")} module`,
-  (r) => `editor theme preference`,
+  () => `editor theme preference`,
   (r) => `what food does ${p(r, "person")} like`,
   (r) => `${p(r, "company")} complaints about ${p(r, "component")}`,
   (r) => `rate limit of the ${p(r, "component")} api`,

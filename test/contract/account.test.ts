@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client, startService, type TestService } from "../helpers/harness";
 import { describeEngines } from "../helpers/engines";
-import { expectFieldError, HOUR, isoFromNow, MISSING_ID, raw, storeMany, storeOne, type Reply } from "../helpers/contract";
+import { expectFieldError, HOUR, isoFromNow, MISSING_ID, raw, storeOne, type Reply } from "../helpers/contract";
 
 const ids = (res: Reply) => (res.body.memories as { id: string }[]).map((m) => m.id);
 const remaining = (res: Reply) => Number(res.headers.get("x-free-tier-remaining"));
