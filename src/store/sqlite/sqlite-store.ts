@@ -8,7 +8,7 @@ import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory,
 import { EmbeddingModelMismatch } from "../model-binding";
 import { migrate } from "./schema";
 import { memoryWhere } from "./filter-sql";
-import { VectorIndex } from "./vector-index";
+import { VectorIndex, type VectorIndexOptions } from "./vector-index";
 
 interface MemoryRow {
   rowid: number;
@@ -77,11 +77,11 @@ export class SqliteStore implements MemoryStore {
   private readonly db: Database;
   private readonly vectors: VectorIndex;
 
-  constructor(dataDir: string) {
+  constructor(dataDir: string, options: { vectorIndex?: VectorIndexOptions } = {}) {
     this.db = new Database(join(dataDir, "engram.sqlite"), { create: true, strict: true });
     this.db.exec("pragma journal_mode = wal; pragma synchronous = normal; pragma foreign_keys = on; pragma busy_timeout = 5000;");
     migrate(this.db);
-    this.vectors = new VectorIndex(this.db);
+    this.vectors = new VectorIndex(this.db, options.vectorIndex);
   }
 
   async bindEmbeddingModel(model: EmbeddingModelInfo, force = false): Promise<void> {

@@ -14,6 +14,14 @@ export interface Neighbour {
 export interface VectorIndexOptions {
   /** Rows kept in memory across all users; least recently searched users are dropped beyond it (default 1,000,000, ~600 MB at 100-d plus ~80 MB of keyword postings for short memories). */
   maxCachedRows?: number;
+  /**
+   * Users with at most this many active rows are loaded synchronously on their first search
+   * (default 4,096, ~55 ms at 100-d); larger ones are loaded in the background in chunks while
+   * their searches are answered exactly by SQL (vectors) and FTS5 (keywords).
+   */
+  syncLoadMaxRows?: number;
+  /** Rows read per chunk of a background load, i.e. per event-loop turn (default 1,024, ~15 ms at 100-d). */
+  loadChunkRows?: number;
 }
 
 /** Process-wide counters, for benchmarks and diagnostics. */
@@ -24,8 +32,12 @@ export const vectorIndexCounters = {
   secondPasses: 0,
   /** searches answered by the SQL scan (inside a transaction, include_deleted, unparsable dates) */
   sqlScans: 0,
-  /** users loaded from `memories` */
+  /** users loaded from `memories` (counted when a background load completes) */
   loads: 0,
+  /** background loads started */
+  backgroundLoads: 0,
+  /** background loads discarded (another connection wrote, or the cache was reset) */
+  backgroundDiscards: 0,
 };
 
 /** Users with fewer rows are searched with a plain exact scan; from this size on with the int8 SIMD kernel. */
@@ -36,6 +48,16 @@ const MIN_EXTRA_CANDIDATES = 64;
 const ROUNDING_SLACK = 1e-5;
 /** A user whose pending changes exceed this share of its rows is reloaded instead of patched. */
 const RELOAD_SHARE = 0.25;
+
+/** A user being loaded in the background: rows read so far, and where the next chunk starts. */
+interface Loading {
+  user: UserVectors;
+  /** `pragma data_version` when the load started: any change means another connection wrote */
+  version: number;
+  /** this connection's writes to the user's rows since the load started (re-read when it completes) */
+  pending: Set<number>;
+  done: Promise<void>;
+}
 
 /** The columns the index mirrors, as read from `memories`. */
 interface IndexedRow {
@@ -84,16 +106,22 @@ const ROW_COLUMNS = `rowid, user_id, embedding, content, namespace, session_id, 
 export class VectorIndex {
   private dimension = 0;
   private readonly users = new Map<string, UserVectors>();
-  /** rowid → owning user, for rows written since the last sync (only for loaded users). */
+  /** rowid → owning user, for rows written since the last sync (only for loaded and loading users). */
   private readonly pending = new Map<number, string>();
+  /** Users being loaded in the background (at most one load per user). */
+  private readonly loading = new Map<string, Loading>();
   private dataVersion: number | null = null;
   private readonly maxCachedRows: number;
+  private readonly syncLoadMaxRows: number;
+  private readonly loadChunkRows: number;
 
   constructor(
     private readonly db: Database,
     options: VectorIndexOptions = {},
   ) {
     this.maxCachedRows = options.maxCachedRows ?? 1_000_000;
+    this.syncLoadMaxRows = options.syncLoadMaxRows ?? 4_096;
+    this.loadChunkRows = Math.max(1, options.loadChunkRows ?? 1_024);
   }
 
   create(dimension: number): void {
@@ -107,11 +135,18 @@ export class VectorIndex {
   }
 
   upsert(rowid: number, memory: Memory, _embedding: Float32Array): void {
-    if (this.users.has(memory.user_id)) this.pending.set(rowid, memory.user_id);
+    if (this.users.has(memory.user_id) || this.loading.has(memory.user_id)) this.pending.set(rowid, memory.user_id);
   }
 
   remove(rowid: number): void {
     for (const [userId, user] of this.users) {
+      if (user.has(rowid)) {
+        this.pending.set(rowid, userId);
+        return;
+      }
+    }
+    // a row a background load has not read yet is read in its committed state when (if) it is reached
+    for (const [userId, { user }] of this.loading) {
       if (user.has(rowid)) {
         this.pending.set(rowid, userId);
         return;
@@ -127,21 +162,32 @@ export class VectorIndex {
       vectorIndexCounters.sqlScans++;
       return this.nearestExact(userId, vector, filter, k, now);
     }
-    vectorIndexCounters.searches++;
     this.sync();
-    return this.load(userId).nearest(vector, filter, k, now);
+    const user = this.load(userId);
+    if (!user) {
+      // a large user still loading in the background: the exact SQL scan answers meanwhile
+      vectorIndexCounters.sqlScans++;
+      return this.nearestExact(userId, vector, filter, k, now);
+    }
+    vectorIndexCounters.searches++;
+    return user.nearest(vector, filter, k, now);
   }
 
   /** The reference answer: an exact scan of the user's rows in SQLite with the filter as SQL. */
   nearestExact(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Neighbour[] {
+    if (k <= 0) return [];
     const query = unit(vector);
-    const where = memoryWhere(userId, filter, now);
-    const rows = this.db.query(`select m.rowid, m.embedding from memories m where ${where.sql}`).all(...where.params) as { rowid: number; embedding: Uint8Array }[];
+    // The user's rowids come from the covering index, then rows are read in rowid order (sequential
+    // pages): walking the index order reads the table at random, ~3x slower at 100k rows.
+    const where = memoryWhere(userId, filter, now, { driving: false });
+    const own = `select rowid from memories where user_id = ?${filter.include_deleted ? "" : " and deleted_at is null"}`;
+    const rows = this.db
+      .query(`select m.rowid, m.embedding from memories m where m.rowid in (${own}) and ${where.sql}`)
+      .values(userId, ...where.params) as [number, Uint8Array][];
     const found: Neighbour[] = [];
-    for (const row of rows) {
-      const v = asFloats(row.embedding);
-      if (v.length !== query.length) continue;
-      found.push({ rowid: row.rowid, distance: 1 - cosineWithUnit(query, v) });
+    for (const [rowid, blob] of rows) {
+      const v = asFloats(blob);
+      if (v.length === query.length) found.push({ rowid, distance: 1 - cosineWithUnit(query, v) });
     }
     return found.sort(byDistance).slice(0, k);
   }
@@ -173,9 +219,13 @@ export class VectorIndex {
       keywordIndexCounters.sqlFallbacks++;
       return null;
     }
-    keywordIndexCounters.searches++;
     this.sync();
     const user = this.load(userId);
+    if (!user) {
+      keywordIndexCounters.sqlFallbacks++;
+      return null;
+    }
+    keywordIndexCounters.searches++;
     return { user, tokens, accept: user.accepting(filter, now, false) };
   }
 
@@ -193,9 +243,16 @@ export class VectorIndex {
     return { users: this.users.size, rows };
   }
 
+  /** Resolves once every background load under way has completed or been discarded (for tests and benchmarks). */
+  async settled(): Promise<void> {
+    while (this.loading.size > 0) await Promise.all([...this.loading.values()].map((l) => l.done));
+  }
+
   private reset(): void {
     this.users.clear();
     this.pending.clear();
+    if (this.loading.size > 0) vectorIndexCounters.backgroundDiscards += this.loading.size;
+    this.loading.clear(); // the loaders notice and stop
   }
 
   /** Applies committed changes: other connections' (drop everything) and this one's pending rows. */
@@ -214,33 +271,53 @@ export class VectorIndex {
     }
     this.pending.clear();
     for (const [userId, rowids] of byUser) {
+      const loading = this.loading.get(userId);
+      if (loading) {
+        for (const rowid of rowids) loading.pending.add(rowid);
+        continue;
+      }
       const user = this.users.get(userId);
       if (!user) continue;
       if (rowids.length > RELOAD_SHARE * Math.max(user.size, 4096)) {
         this.users.delete(userId); // cheaper to load afresh
         continue;
       }
-      const seen = new Set<number>();
-      for (let i = 0; i < rowids.length; i += 500) {
-        const chunk = rowids.slice(i, i + 500);
-        const rows = this.db.query(`select ${ROW_COLUMNS} from memories where rowid in (${chunk.map(() => "?").join(", ")})`).all(...chunk) as IndexedRow[];
-        for (const row of rows) {
-          seen.add(row.rowid);
-          if (row.user_id === userId && row.deleted_at === null) user.put(row);
-          else user.delete(row.rowid);
-        }
-      }
-      for (const rowid of rowids) if (!seen.has(rowid)) user.delete(rowid);
+      this.patch(user, userId, rowids);
     }
   }
 
-  /** The user's cached vectors, loading them from `memories` on first use. */
-  private load(userId: string): UserVectors {
+  /** Re-reads the rows (committed state) into the user's cache. */
+  private patch(user: UserVectors, userId: string, rowids: number[]): void {
+    const seen = new Set<number>();
+    for (let i = 0; i < rowids.length; i += 500) {
+      const chunk = rowids.slice(i, i + 500);
+      const rows = this.db.query(`select ${ROW_COLUMNS} from memories where rowid in (${chunk.map(() => "?").join(", ")})`).all(...chunk) as IndexedRow[];
+      for (const row of rows) {
+        seen.add(row.rowid);
+        if (row.user_id === userId && row.deleted_at === null) user.put(row);
+        else user.delete(row.rowid);
+      }
+    }
+    for (const rowid of rowids) if (!seen.has(rowid)) user.delete(rowid);
+  }
+
+  /**
+   * The user's cached vectors, loading them from `memories` on first use: synchronously for users of
+   * at most syncLoadMaxRows active rows; for larger ones a background load starts (if none is under
+   * way) and null is returned until it completes.
+   */
+  private load(userId: string): UserVectors | null {
     let user = this.users.get(userId);
     if (user) {
       this.users.delete(userId); // most recently used goes last
       this.users.set(userId, user);
       return user;
+    }
+    if (this.loading.has(userId)) return null;
+    const { n } = this.db.query("select count(*) as n from memories where user_id = ? and deleted_at is null").get(userId) as { n: number };
+    if (n > this.syncLoadMaxRows) {
+      this.startLoad(userId, n);
+      return null;
     }
     const rows = this.db.query(`select ${ROW_COLUMNS} from memories where user_id = ? and deleted_at is null`).all(userId) as IndexedRow[];
     vectorIndexCounters.loads++;
@@ -251,6 +328,63 @@ export class VectorIndex {
     return user;
   }
 
+  /**
+   * Reads the user's active rows in chunks of loadChunkRows (in index order: created_at, rowid),
+   * yielding to the event loop between chunks. No transaction spans the chunks, so the rows read are
+   * not one snapshot; they are made exact on completion: every write this connection makes to the
+   * user's rows meanwhile is pending (upsert/remove) and re-read as in sync(), and a write by another
+   * connection (data_version) discards the load (the next search starts another). Rows that did not
+   * change during the load are read exactly once, in their only state.
+   */
+  private startLoad(userId: string, expected: number): void {
+    const state = { user: new UserVectors(this.dimension, expected), version: this.dataVersion ?? this.currentVersion(), pending: new Set<number>() } as Loading;
+    this.loading.set(userId, state);
+    vectorIndexCounters.backgroundLoads++;
+    state.done = this.runLoad(userId, state).catch(() => {
+      if (this.loading.get(userId) === state) this.loading.delete(userId); // e.g. the database was closed
+    });
+  }
+
+  private async runLoad(userId: string, state: Loading): Promise<void> {
+    const chunk = this.db.query(
+      `select ${ROW_COLUMNS} from memories where user_id = ? and deleted_at is null and (created_at, rowid) > (?, ?)
+       order by created_at, rowid limit ?`,
+    );
+    let after = { created_at: "", rowid: -Infinity };
+    for (;;) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.loading.get(userId) !== state) return; // reset or dropped meanwhile
+      if (this.db.inTransaction) continue; // uncommitted rows would be read: wait for the transaction to end
+      if (this.currentVersion() !== state.version) {
+        this.loading.delete(userId);
+        vectorIndexCounters.backgroundDiscards++;
+        return;
+      }
+      const rows = chunk.all(userId, after.created_at, after.rowid, this.loadChunkRows) as IndexedRow[];
+      for (const row of rows) state.user.put(row);
+      if (rows.length === this.loadChunkRows) {
+        after = rows.at(-1)!;
+        continue;
+      }
+      // complete: apply this connection's writes made during the load, then publish
+      for (const [rowid, owner] of this.pending) {
+        if (owner !== userId) continue;
+        state.pending.add(rowid);
+        this.pending.delete(rowid);
+      }
+      this.loading.delete(userId);
+      this.patch(state.user, userId, [...state.pending]);
+      vectorIndexCounters.loads++;
+      this.evictFor(state.user.size);
+      this.users.set(userId, state.user);
+      return;
+    }
+  }
+
+  private currentVersion(): number {
+    return (this.db.query("pragma data_version").get() as { data_version: number }).data_version;
+  }
+
   private evictFor(incoming: number): void {
     let total = incoming;
     for (const user of this.users.values()) total += user.size;
@@ -259,7 +393,7 @@ export class VectorIndex {
       total -= user.size;
       this.users.delete(userId);
     }
-    for (const [rowid, userId] of this.pending) if (!this.users.has(userId)) this.pending.delete(rowid);
+    for (const [rowid, userId] of this.pending) if (!this.users.has(userId) && !this.loading.has(userId)) this.pending.delete(rowid);
   }
 }
 

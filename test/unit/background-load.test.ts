@@ -1,0 +1,276 @@
+/**
+ * Background loading of large wallets into the per-wallet cache (src/store/sqlite/vector-index.ts).
+ *
+ * The store under test (`store`) loads wallets above a tiny syncLoadMaxRows in the background, in
+ * small chunks that yield to the event loop; while a wallet loads its searches are answered by the
+ * exact SQL paths (nearestExact for vectors, FTS5 for keywords). The reference is a second
+ * connection on the same file (`ref`) with the default options, whose cache loads these wallets
+ * synchronously; it notices every write through data_version and reloads, so it always answers from
+ * the committed rows. Writes made while a load is under way (this connection's, recorded as pending;
+ * another connection's, which discard the load) must be reflected once the cache is used.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { prng } from "../../scripts/bench/synthetic";
+import type { Memory } from "../../src/domain/memory";
+import type { MemoryFilter, StoredMemory } from "../../src/store/port";
+import { keywordIndexCounters } from "../../src/store/sqlite/keyword-index";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
+import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-index";
+import { dbOf } from "../helpers/store-reference";
+
+const D = 12;
+const MODEL = { id: "test-random-vectors", dimension: D };
+const NOW = Date.parse("2025-06-01T00:00:00.000Z");
+const DAY = 86_400_000;
+const BIG = "user-big"; // loaded in the background
+const SMALL = "user-small"; // loaded synchronously
+const CHUNK = 97;
+const WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"];
+const FILTERS: MemoryFilter[] = [{}, { namespace: "a" }, { pinned: true }, { tags: ["x"] }, { memory_type: "decision", created_after: new Date(NOW - 50 * DAY).toISOString() }];
+const TERMS = [["alpha"], ["bravo", "hotel"], ["golf", "nothing"]];
+
+const rng = prng(7);
+const pick = <T>(list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
+const iso = (ms: number) => new Date(ms).toISOString();
+const gaussVector = () => Float32Array.from({ length: D }, () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng()));
+const sentence = () => Array.from({ length: 1 + Math.floor(rng() * 6) }, () => pick(WORDS)).join(" ");
+
+let seq = 0;
+function memory(userId: string, over: Partial<Memory> = {}): Memory {
+  const created = iso(NOW - Math.floor(rng() * 100) * DAY - Math.floor(rng() * DAY));
+  seq++;
+  return {
+    id: `bg-${String(seq).padStart(6, "0")}`,
+    user_id: userId,
+    namespace: pick(["a", "b"]),
+    content: sentence(),
+    metadata: rng() < 0.5 ? {} : { tags: [pick(["x", "y"])] },
+    importance: 0.5,
+    memory_type: pick(["general", "decision"] as const),
+    session_id: null,
+    agent_id: null,
+    pinned: rng() < 0.3,
+    immutable: false,
+    expires_at: rng() < 0.1 ? iso(NOW + pick([-1, 1]) * DAY) : null,
+    created_at: created,
+    updated_at: created,
+    accessed_at: created,
+    access_count: 0,
+    deleted_at: null,
+    ...over,
+  };
+}
+
+const items = (userId: string, n: number, over: () => Partial<Memory> = () => ({})): StoredMemory[] =>
+  Array.from({ length: n }, () => ({ memory: memory(userId, over()), embedding: gaussVector(), content_hash: `h${seq}` }));
+
+let dir: string;
+let store: SqliteStore;
+let ref: SqliteStore;
+const live = new Map<string, Memory>(); // BIG's memories by id, as last written
+
+const indexOf = (s: SqliteStore) => (s as unknown as { vectors: VectorIndex }).vectors;
+/** A commit by another connection: the store's next search drops its cache (pragma data_version). */
+const otherConnectionWrites = () => dbOf(ref).query("insert or replace into meta (key, value) values ('background-load-test', ?)").run(String(++seq));
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+const counters = () => ({ ...vectorIndexCounters, keyword: { ...keywordIndexCounters } });
+
+async function insert(s: SqliteStore, list: StoredMemory[]): Promise<void> {
+  await s.insertMemories(list);
+  for (const { memory: m } of list) if (m.user_id === BIG) live.set(m.id, m);
+}
+
+/** Every search of the store equals the reference's, for a few queries, filters and terms. */
+async function expectSameAsReference(userId: string, label: string, now = NOW): Promise<void> {
+  for (const filter of FILTERS) {
+    for (let q = 0; q < 3; q++) {
+      const query = gaussVector();
+      const want = await ref.nearest(userId, query, filter, 25, now);
+      const got = await store.nearest(userId, query, filter, 25, now);
+      expect({ label, filter, ids: got.map((h) => h.memory.id) }).toEqual({ label, filter, ids: want.map((h) => h.memory.id) });
+      got.forEach((h, i) => expect(Math.abs(h.similarity - want[i]!.similarity)).toBeLessThan(1e-6));
+    }
+    for (const terms of TERMS) {
+      const want = await ref.searchText(userId, terms, filter, 30, now);
+      const got = await store.searchText(userId, terms, filter, 30, now);
+      expect({ label, filter, terms, ids: got.map((h) => h.memory.id) }).toEqual({ label, filter, terms, ids: want.map((h) => h.memory.id) });
+      got.forEach((h, i) => expect(Math.abs(h.bm25 - want[i]!.bm25)).toBeLessThan(1e-9));
+      expect(await store.countText(userId, terms, filter, now)).toBe(await ref.countText(userId, terms, filter, now));
+    }
+  }
+}
+
+/** While BIG loads, the store answers by SQL and FTS5: exactly nearestExact and the FTS5 answer. */
+async function expectSqlAnswers(label: string): Promise<void> {
+  for (const filter of FILTERS) {
+    const query = gaussVector();
+    const exact = indexOf(store).nearestExact(BIG, query, filter, 25, NOW).map((n) => n.rowid);
+    const got = await store.nearest(BIG, query, filter, 25, NOW);
+    const rowids = got.map((h) => (dbOf(store).query("select rowid from memories where id = ?").get(h.memory.id) as { rowid: number }).rowid);
+    expect({ label, rowids }).toEqual({ label, rowids: exact });
+    for (const terms of TERMS) {
+      const fts = store.searchTextFts(BIG, terms, filter, 30, NOW);
+      const text = await store.searchText(BIG, terms, filter, 30, NOW);
+      expect({ label, ids: text.map((h) => [h.memory.id, h.bm25]) }).toEqual({ label, ids: fts.map((h) => [h.memory.id, h.bm25]) });
+      expect(await store.countText(BIG, terms, filter, NOW)).toBe(store.countTextFts(BIG, terms, filter, NOW));
+    }
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "engram-background-load-"));
+  store = new SqliteStore(dir, { vectorIndex: { syncLoadMaxRows: 200, loadChunkRows: CHUNK } });
+  await store.bindEmbeddingModel(MODEL);
+  ref = new SqliteStore(dir);
+  await ref.bindEmbeddingModel(MODEL);
+  await insert(store, items(BIG, 1500));
+  await insert(store, items(SMALL, 150));
+});
+
+afterAll(async () => {
+  await indexOf(store)?.settled();
+  await store?.close();
+  await ref?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("background load of large wallets", () => {
+  test("a wallet at or below syncLoadMaxRows loads synchronously on its first search", async () => {
+    const before = counters();
+    await store.nearest(SMALL, gaussVector(), {}, 5, NOW);
+    expect(vectorIndexCounters.loads).toBe(before.loads + 1);
+    expect(vectorIndexCounters.backgroundLoads).toBe(before.backgroundLoads);
+    expect(vectorIndexCounters.searches).toBe(before.searches + 1);
+    await expectSameAsReference(SMALL, "small");
+  });
+
+  test("while a large wallet loads, searches are answered exactly by SQL and FTS5; afterwards by the cache", async () => {
+    const before = counters();
+    await expectSqlAnswers("first");
+    expect(vectorIndexCounters.backgroundLoads).toBe(before.backgroundLoads + 1); // one load, however many searches
+    expect(vectorIndexCounters.loads).toBe(before.loads);
+    expect(vectorIndexCounters.searches).toBe(before.searches);
+    expect(vectorIndexCounters.sqlScans).toBe(before.sqlScans + FILTERS.length);
+    expect(keywordIndexCounters.searches).toBe(before.keyword.searches);
+    await tick();
+    await tick();
+    await expectSqlAnswers("mid-load"); // a few chunks in
+    expect(vectorIndexCounters.loads).toBe(before.loads);
+    await indexOf(store).settled();
+    expect(vectorIndexCounters.loads).toBe(before.loads + 1);
+    expect(vectorIndexCounters.backgroundLoads).toBe(before.backgroundLoads + 1);
+    await ref.nearest(BIG, gaussVector(), {}, 1, NOW); // the reference's own (synchronous) load, before the snapshot
+    const cached = counters();
+    await expectSameAsReference(BIG, "loaded");
+    expect(vectorIndexCounters.sqlScans).toBe(cached.sqlScans);
+    // (the counters are process-wide: the reference's cached searches count too)
+    expect(vectorIndexCounters.searches).toBe(cached.searches + 2 * FILTERS.length * 3);
+    expect(keywordIndexCounters.searches).toBe(cached.keyword.searches + 2 * FILTERS.length * TERMS.length * 2);
+    expect(keywordIndexCounters.sqlFallbacks).toBe(cached.keyword.sqlFallbacks);
+    expect(vectorIndexCounters.loads).toBe(cached.loads);
+  });
+
+  test("this connection's writes during a load (insert, update, delete, expiry, rollback) are reflected once it completes", async () => {
+    // start afresh: a write by another connection drops the cache
+    otherConnectionWrites();
+    const before = counters();
+    await store.nearest(BIG, gaussVector(), {}, 5, NOW);
+    expect(vectorIndexCounters.backgroundLoads).toBe(before.backgroundLoads + 1);
+    const ids = [...live.keys()];
+    const chunks = Math.ceil(1500 / CHUNK);
+    for (let round = 0; round < 6; round++) {
+      await tick();
+      await tick();
+      // inserts: old created_at (before the load's cursor) and new
+      await insert(store, items(BIG, 3, () => ({ created_at: iso(NOW - pick([0, 50, 99]) * DAY) })));
+      // updates: filter columns, content, embedding, expiry
+      for (let i = 0; i < 4; i++) {
+        const m = live.get(pick(ids))!;
+        if (m.deleted_at !== null) continue;
+        const roll = rng();
+        const next: Memory = {
+          ...m,
+          namespace: roll < 0.3 ? "moved" : m.namespace,
+          pinned: roll < 0.5 ? !m.pinned : m.pinned,
+          content: roll < 0.7 ? `${sentence()} alpha` : m.content,
+          expires_at: roll >= 0.7 ? pick([null, iso(NOW - DAY), iso(NOW + 2 * DAY)]) : m.expires_at,
+          updated_at: iso(NOW),
+        };
+        await store.updateMemory(BIG, { memory: next, embedding: rng() < 0.5 ? gaussVector() : undefined });
+        live.set(m.id, next);
+      }
+      // soft deletes, and a delete undone through updateMemory
+      const gone = [pick(ids), pick(ids)].filter((id) => live.get(id)!.deleted_at === null);
+      await store.softDelete(BIG, gone, NOW);
+      for (const id of gone) live.set(id, { ...live.get(id)!, deleted_at: iso(NOW) });
+      if (round === 2) {
+        const back = live.get(gone[0] ?? ids[0]!)!;
+        const restored = { ...back, deleted_at: null };
+        await store.updateMemory(BIG, { memory: restored });
+        live.set(back.id, restored);
+      }
+      // a rolled-back transaction changes nothing
+      const victim = pick(ids);
+      try {
+        dbOf(store).transaction(() => {
+          void store.softDelete(BIG, [victim], NOW);
+          void store.insertMemories(items(BIG, 1));
+          throw new Error("rollback");
+        })();
+      } catch {}
+      expect(vectorIndexCounters.loads).toBe(before.loads); // still loading
+    }
+    expect(6 * 2).toBeLessThan(chunks);
+    await expectSqlAnswers("writes during load");
+    await indexOf(store).settled();
+    expect(vectorIndexCounters.loads).toBe(before.loads + 1);
+    expect(vectorIndexCounters.backgroundDiscards).toBe(before.backgroundDiscards);
+    await ref.nearest(BIG, gaussVector(), {}, 1, NOW);
+    const cached = counters();
+    await expectSameAsReference(BIG, "after writes");
+    await expectSameAsReference(BIG, "after writes, 2 days on", NOW + 2 * DAY);
+    expect(vectorIndexCounters.sqlScans).toBe(cached.sqlScans);
+    expect(vectorIndexCounters.loads).toBe(cached.loads);
+  });
+
+  test("another connection's write during a load discards it; the next search loads again", async () => {
+    otherConnectionWrites();
+    const before = counters();
+    await store.nearest(BIG, gaussVector(), {}, 5, NOW);
+    expect(vectorIndexCounters.backgroundLoads).toBe(before.backgroundLoads + 1);
+    await tick();
+    await tick();
+    await insert(ref, items(BIG, 5, () => ({ content: "alpha alpha zulu" })));
+    await indexOf(store).settled();
+    expect(vectorIndexCounters.backgroundDiscards).toBe(before.backgroundDiscards + 1);
+    expect(vectorIndexCounters.loads).toBe(before.loads);
+    await expectSqlAnswers("after the other connection's write"); // starts a new load
+    expect(vectorIndexCounters.backgroundLoads).toBe(before.backgroundLoads + 2);
+    await indexOf(store).settled();
+    expect(vectorIndexCounters.loads).toBe(before.loads + 1);
+    await ref.nearest(BIG, gaussVector(), {}, 1, NOW);
+    const cached = counters();
+    await expectSameAsReference(BIG, "reloaded");
+    expect(vectorIndexCounters.loads).toBe(cached.loads);
+    expect(vectorIndexCounters.sqlScans).toBe(cached.sqlScans);
+    expect((await store.searchText(BIG, ["zulu"], {}, 10, NOW)).length).toBe(5);
+  });
+
+  test("loads respect the row budget: a background-loaded wallet evicts others and is evicted in turn", async () => {
+    const tight = new SqliteStore(dir, { vectorIndex: { syncLoadMaxRows: 200, loadChunkRows: 500, maxCachedRows: 1600 } });
+    await tight.bindEmbeddingModel(MODEL); // same model: a no-op write the others notice
+    const index = indexOf(tight);
+    await tight.nearest(SMALL, gaussVector(), {}, 5, NOW);
+    expect(index.cached().users).toBe(1);
+    await tight.nearest(BIG, gaussVector(), {}, 5, NOW);
+    await index.settled();
+    expect(index.cached().users).toBe(1); // SMALL evicted
+    expect(index.cached().rows).toBeGreaterThanOrEqual(1500);
+    await tight.nearest(SMALL, gaussVector(), {}, 5, NOW);
+    expect(index.cached()).toEqual({ users: 1, rows: 150 });
+    await tight.close();
+  });
+});
