@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "redis";
-import type { Memory } from "../src/domain/memory";
+import { newMemory, type Memory } from "../src/domain/memory";
 import { contentHash, queryTerms } from "../src/domain/text";
 import type { MemoryFilter, MemoryStore, StoredMemory } from "../src/store/port";
 import { EmbeddingModelMismatch } from "../src/store/model-binding";
@@ -45,26 +45,7 @@ function unit(): Float32Array {
 }
 
 function memory(userId: string, fields: Partial<Memory> & { content: string }, at = Date.now()): Memory {
-  const iso = new Date(at).toISOString();
-  return {
-    id: crypto.randomUUID(),
-    user_id: userId,
-    namespace: "default",
-    metadata: {},
-    importance: 0.5,
-    memory_type: "general",
-    session_id: null,
-    agent_id: null,
-    pinned: false,
-    immutable: false,
-    expires_at: null,
-    created_at: iso,
-    updated_at: iso,
-    accessed_at: iso,
-    access_count: 0,
-    deleted_at: null,
-    ...fields,
-  };
+  return newMemory({ ...fields, user_id: userId }, new Date(at).toISOString());
 }
 
 const stored = (m: Memory, embedding = unit()): StoredMemory => ({ memory: m, embedding, content_hash: contentHash(m.content) });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
-import type { Memory } from "../../src/domain/memory";
+import { newMemory, type Memory } from "../../src/domain/memory";
 
 const dir = mkdtempSync(join(tmpdir(), "engram-fts-"));
 const store = new SqliteStore(dir);
@@ -14,10 +14,7 @@ afterAll(async () => {
 });
 
 const at = "2026-01-01T00:00:00.000Z";
-const memory = (user_id: string, content: string, namespace = "default"): Memory => ({
-  id: crypto.randomUUID(), user_id, namespace, content, metadata: {}, importance: 0.5, memory_type: "general", session_id: null, agent_id: null,
-  pinned: false, immutable: false, expires_at: null, created_at: at, updated_at: at, accessed_at: at, access_count: 0, deleted_at: null,
-});
+const memory = (user_id: string, content: string, namespace = "default"): Memory => newMemory({ user_id, content, namespace }, at);
 const insert = (memories: Memory[]) => store.insertMemories(memories.map((m) => ({ memory: m, embedding: new Float32Array([1, 0, 0, 0]), content_hash: m.id })));
 const now = Date.parse("2026-02-01T00:00:00.000Z");
 

@@ -2,28 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { contentHash, queryTerms, termCoverage, estimateTokens } from "../../src/domain/text";
 import { isDuplicate, merge } from "../../src/domain/dedup";
 import { fitBudget, renderText, type ContextItem } from "../../src/domain/context";
-import type { Memory } from "../../src/domain/memory";
+import { newMemory, type Memory } from "../../src/domain/memory";
 
-const memory = (over: Partial<Memory> = {}): Memory => ({
-  id: crypto.randomUUID(),
-  user_id: crypto.randomUUID(),
-  namespace: "default",
-  content: "User prefers tabs",
-  metadata: {},
-  importance: 0.5,
-  memory_type: "preference",
-  session_id: null,
-  agent_id: null,
-  pinned: false,
-  immutable: false,
-  expires_at: null,
-  created_at: "2026-01-01T00:00:00.000Z",
-  updated_at: "2026-01-01T00:00:00.000Z",
-  accessed_at: "2026-01-01T00:00:00.000Z",
-  access_count: 0,
-  deleted_at: null,
-  ...over,
-});
+const memory = (over: Partial<Memory> = {}): Memory =>
+  newMemory({ user_id: crypto.randomUUID(), content: "User prefers tabs", memory_type: "preference", ...over }, "2026-01-01T00:00:00.000Z");
 
 describe("text", () => {
   test("content hash ignores case, accents, spacing and punctuation, not words", () => {
