@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prng } from "../../scripts/bench/synthetic";
-import type { Memory } from "../../src/domain/memory";
+import { newMemory, type Memory } from "../../src/domain/memory";
 import type { MemoryFilter, StoredMemory } from "../../src/store/port";
 import { keywordIndexCounters } from "../../src/store/sqlite/keyword-index";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
@@ -42,26 +42,20 @@ let seq = 0;
 function memory(userId: string, over: Partial<Memory> = {}): Memory {
   const created = iso(NOW - Math.floor(rng() * 100) * DAY - Math.floor(rng() * DAY));
   seq++;
-  return {
-    id: `bg-${String(seq).padStart(6, "0")}`,
-    user_id: userId,
-    namespace: pick(["a", "b"]),
-    content: sentence(),
-    metadata: rng() < 0.5 ? {} : { tags: [pick(["x", "y"])] },
-    importance: 0.5,
-    memory_type: pick(["general", "decision"] as const),
-    session_id: null,
-    agent_id: null,
-    pinned: rng() < 0.3,
-    immutable: false,
-    expires_at: rng() < 0.1 ? iso(NOW + pick([-1, 1]) * DAY) : null,
-    created_at: created,
-    updated_at: created,
-    accessed_at: created,
-    access_count: 0,
-    deleted_at: null,
-    ...over,
-  };
+  return newMemory(
+    {
+      id: `bg-${String(seq).padStart(6, "0")}`,
+      user_id: userId,
+      namespace: pick(["a", "b"]),
+      content: sentence(),
+      metadata: rng() < 0.5 ? {} : { tags: [pick(["x", "y"])] },
+      memory_type: pick(["general", "decision"] as const),
+      pinned: rng() < 0.3,
+      expires_at: rng() < 0.1 ? iso(NOW + pick([-1, 1]) * DAY) : null,
+      ...over,
+    },
+    created,
+  );
 }
 
 const items = (userId: string, n: number, over: () => Partial<Memory> = () => ({})): StoredMemory[] =>

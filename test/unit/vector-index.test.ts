@@ -22,7 +22,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Memory, MemoryType } from "../../src/domain/memory";
+import { newMemory, type Memory, type MemoryType } from "../../src/domain/memory";
 import type { MemoryFilter, StoredMemory } from "../../src/store/port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-index";
@@ -97,26 +97,22 @@ function makeMemory(userId: string, over: Partial<Memory> = {}): Memory {
   const roll = rng();
   const metadata = roll < 0.4 ? {} : roll < 0.5 ? { tags: [] } : { tags: [pick(TAGS), pick(["x", "w", "v"])] };
   seq++;
-  return {
-    id: `mem-${String(seq).padStart(6, "0")}`,
-    user_id: userId,
-    namespace: pick(NAMESPACES),
-    content: `memory ${seq}`,
-    metadata,
-    importance: 0.5,
-    memory_type: pick(TYPES),
-    session_id: rng() < 0.5 ? null : pick(["s1", "s2"]),
-    agent_id: rng() < 0.5 ? null : pick(["g1", "g2"]),
-    pinned: rng() < 0.2,
-    immutable: false,
-    expires_at: rng() < 0.15 ? iso(NOW + pick([-1, 1, 3]) * DAY) : null,
-    created_at: created,
-    updated_at: created,
-    accessed_at: created,
-    access_count: 0,
-    deleted_at: null,
-    ...over,
-  };
+  return newMemory(
+    {
+      id: `mem-${String(seq).padStart(6, "0")}`,
+      user_id: userId,
+      namespace: pick(NAMESPACES),
+      content: `memory ${seq}`,
+      metadata,
+      memory_type: pick(TYPES),
+      session_id: rng() < 0.5 ? null : pick(["s1", "s2"]),
+      agent_id: rng() < 0.5 ? null : pick(["g1", "g2"]),
+      pinned: rng() < 0.2,
+      expires_at: rng() < 0.15 ? iso(NOW + pick([-1, 1, 3]) * DAY) : null,
+      ...over,
+    },
+    created,
+  );
 }
 
 interface Expected {

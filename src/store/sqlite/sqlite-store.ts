@@ -112,8 +112,12 @@ export class SqliteStore implements MemoryStore {
 
   async userIdForWallet(wallet: string): Promise<string> {
     const address = wallet.toLowerCase();
+    // Read first: every authenticated request asks, and only a new wallet needs a write.
+    const find = () => this.db.query("select user_id from wallets where address = ?").get(address) as { user_id: string } | null;
+    const known = find();
+    if (known) return known.user_id;
     this.db.query("insert into wallets (address, user_id) values (?, ?) on conflict do nothing").run(address, crypto.randomUUID());
-    return (this.db.query("select user_id from wallets where address = ?").get(address) as { user_id: string }).user_id;
+    return find()!.user_id;
   }
 
   async reserveFreeCall(wallet: string, limit: number): Promise<number | null> {
