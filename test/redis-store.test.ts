@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createClient } from "redis";
 import { newMemory, type Memory } from "../src/domain/memory";
 import { contentHash, queryTerms } from "../src/domain/text";
-import type { MemoryFilter, MemoryStore, StoredMemory } from "../src/store/port";
+import type { MemoryFilter, MemoryStore, StoredMemory } from "../src/domain/store-port";
 import { EmbeddingModelMismatch } from "../src/store/model-binding";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store";
 import { RedisStore } from "../src/store/redis/redis-store";

@@ -20,7 +20,7 @@ import { createClient } from "redis";
 import { newMemory } from "../../src/domain/memory.ts";
 import { contentHash, queryTerms } from "../../src/domain/text.ts";
 import { startEmbedder } from "../../src/embed/embedder.ts";
-import type { MemoryStore, StoredMemory } from "../../src/store/port.ts";
+import type { MemoryStore, StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { RedisStore } from "../../src/store/redis/redis-store.ts";
 

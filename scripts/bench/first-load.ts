@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Memory } from "../../src/domain/memory.ts";
-import type { StoredMemory } from "../../src/store/port.ts";
+import type { StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { vectorIndexCounters, type VectorIndex, type VectorIndexOptions } from "../../src/store/sqlite/vector-index.ts";
 import { prng, syntheticMemory } from "./synthetic.ts";

@@ -25,7 +25,7 @@ import { Recall } from "../../src/domain/recall.ts";
 import { keywordMatch, score } from "../../src/domain/scoring.ts";
 import { contentHash, cosine, queryTerms, termCoverage, words } from "../../src/domain/text.ts";
 import type { Memory, MemoryType } from "../../src/domain/memory.ts";
-import type { MemoryStore, StoredMemory } from "../../src/store/port.ts";
+import type { MemoryStore, StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { QUALITY_SET, type QueryKind } from "./quality-set.ts";
 import { prng, syntheticMemory } from "./synthetic.ts";

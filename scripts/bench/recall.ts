@@ -46,7 +46,7 @@ import { keywordSearch } from "../../src/domain/search.ts";
 import { contentHash } from "../../src/domain/text.ts";
 import { newMemory, type Memory } from "../../src/domain/memory.ts";
 import type { TextEmbedder } from "../../src/domain/ports.ts";
-import type { MemoryFilter, MemoryStore, StoredMemory } from "../../src/store/port.ts";
+import type { MemoryFilter, MemoryStore, StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { prng, syntheticMemory, syntheticQuery, type Rng } from "./synthetic.ts";
 

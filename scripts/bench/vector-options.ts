@@ -19,7 +19,7 @@ import { startEmbedder } from "../../src/embed/embedder.ts";
 import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
 import { contentHash } from "../../src/domain/text.ts";
 import type { Memory } from "../../src/domain/memory.ts";
-import type { MemoryFilter, StoredMemory } from "../../src/store/port.ts";
+import type { MemoryFilter, StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { vectorIndexCounters, type VectorIndex } from "../../src/store/sqlite/vector-index.ts";
 import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";

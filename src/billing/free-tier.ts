@@ -1,4 +1,4 @@
-import type { MemoryStore } from "../store/port";
+import type { MemoryStore } from "../domain/store-port";
 
 export interface FreeTierStatus {
   wallet: string;

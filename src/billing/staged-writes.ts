@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../store/port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../domain/store-port";
 import type { Memory } from "../domain/memory";
 import type { Relation } from "../domain/relation";
 import type { HistoryEntry } from "../domain/history";

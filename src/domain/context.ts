@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import type { MemoryFilter, MemoryStore } from "../store/port";
+import type { MemoryFilter, MemoryStore } from "./store-port";
 import { tagsOf, type Memory } from "./memory";
 import type { Clock } from "./ports";
 import type { Recall } from "./recall";

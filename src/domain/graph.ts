@@ -1,4 +1,4 @@
-import type { MemoryStore } from "../store/port";
+import type { MemoryStore } from "./store-port";
 import type { Memory } from "./memory";
 import type { Relation } from "./relation";
 import type { Clock } from "./ports";

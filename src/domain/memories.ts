@@ -1,4 +1,4 @@
-import type { MemoryFilter, MemoryStore, Page } from "../store/port";
+import type { MemoryFilter, MemoryStore, Page } from "./store-port";
 import type { HistoryEntry } from "./history";
 import { expiryProblem, metadataProblem, newMemory, PatchFields, StoreFields, type Memory } from "./memory";
 import { immutableConflict, invalid, notFound } from "./errors";

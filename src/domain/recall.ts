@@ -1,4 +1,4 @@
-import type { MemoryFilter, MemoryStore } from "../store/port";
+import type { MemoryFilter, MemoryStore } from "./store-port";
 import type { Memory } from "./memory";
 import type { Relation } from "./relation";
 import type { Clock, TextEmbedder } from "./ports";

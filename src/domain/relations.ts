@@ -1,4 +1,4 @@
-import type { MemoryStore } from "../store/port";
+import type { MemoryStore } from "./store-port";
 import type { Clock } from "./ports";
 import type { RelationType } from "./memory";
 import { invalid, notFound, DomainError } from "./errors";

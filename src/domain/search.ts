@@ -1,4 +1,4 @@
-import type { MemoryFilter, MemoryStore } from "../store/port";
+import type { MemoryFilter, MemoryStore } from "./store-port";
 import type { Clock } from "./ports";
 import { queryTerms } from "./text";
 

@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import type { MemoryFilter, MemoryStore } from "../store/port";
+import type { MemoryFilter, MemoryStore } from "./store-port";
 import type { Memory } from "./memory";
 import type { Clock } from "./ports";
 import { ageDays, typeDecay } from "./decay";

@@ -1,5 +1,5 @@
 import type { Config } from "../config";
-import type { MemoryStore } from "../store/port";
+import type { MemoryStore } from "../domain/store-port";
 import type { Clock, TextEmbedder } from "../domain/ports";
 import { Memories } from "../domain/memories";
 import { Recall } from "../domain/recall";

@@ -1,4 +1,4 @@
-import type { EmbeddingModelInfo } from "./port";
+import type { EmbeddingModelInfo } from "../domain/store-port";
 
 /** The store holds vectors of one model; mixing models would make similarities meaningless. */
 export class EmbeddingModelMismatch extends Error {

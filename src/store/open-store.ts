@@ -1,5 +1,5 @@
 import type { Config } from "../config";
-import type { MemoryStore } from "./port";
+import type { MemoryStore } from "../domain/store-port";
 import { SqliteStore } from "./sqlite/sqlite-store";
 import { RedisStore } from "./redis/redis-store";
 

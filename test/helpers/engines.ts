@@ -1,6 +1,6 @@
 import { describe } from "bun:test";
 import { createClient } from "redis";
-import type { MemoryStore } from "../../src/store/port";
+import type { MemoryStore } from "../../src/domain/store-port";
 import { sqliteEngine, type EngineCase } from "./harness";
 
 /**

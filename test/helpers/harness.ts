@@ -6,7 +6,7 @@ import { loadConfig, type Config } from "../../src/config";
 import { buildDeps, type AppDeps } from "../../src/http/deps";
 import { createApp } from "../../src/http/app";
 import { startEmbedder, type Embedder } from "../../src/embed/embedder";
-import type { MemoryStore } from "../../src/store/port";
+import type { MemoryStore } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 
 export const MODEL_CACHE_DIR = resolve(import.meta.dir, "../../.cache/models");

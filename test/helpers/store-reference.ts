@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Memory } from "../../src/domain/memory";
-import type { MemoryFilter } from "../../src/store/port";
+import type { MemoryFilter } from "../../src/domain/store-port";
 import type { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 
 /**

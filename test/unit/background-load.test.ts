@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prng } from "../../scripts/bench/synthetic";
 import { newMemory, type Memory } from "../../src/domain/memory";
-import type { MemoryFilter, StoredMemory } from "../../src/store/port";
+import type { MemoryFilter, StoredMemory } from "../../src/domain/store-port";
 import { keywordIndexCounters } from "../../src/store/sqlite/keyword-index";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-index";

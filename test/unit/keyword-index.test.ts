@@ -24,7 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { newMemory, type Memory, type MemoryType } from "../../src/domain/memory";
 import { words } from "../../src/domain/text";
-import type { MemoryFilter, TextHit } from "../../src/store/port";
+import type { MemoryFilter, TextHit } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 import { keywordIndexCounters } from "../../src/store/sqlite/keyword-index";
 import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-index";

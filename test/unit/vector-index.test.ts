@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { newMemory, type Memory, type MemoryType } from "../../src/domain/memory";
-import type { MemoryFilter, StoredMemory } from "../../src/store/port";
+import type { MemoryFilter, StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-index";
 import { kernelFor, referenceScores } from "../../src/store/sqlite/vector-kernel";

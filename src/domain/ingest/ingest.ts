@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import type { MemoryStore } from "../../store/port";
+import type { MemoryStore } from "../store-port";
 import type { Memories } from "../memories";
 import type { Relations } from "../relations";
 import type { Clock } from "../ports";

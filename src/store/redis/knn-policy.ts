@@ -1,4 +1,4 @@
-import type { MemoryFilter } from "../port";
+import type { MemoryFilter } from "../../domain/store-port";
 import type { RedisClient } from "./client";
 import type { Keys } from "./keys";
 import { fromTagForm, tagAnyOf } from "./query";

@@ -1,4 +1,4 @@
-import type { MemoryFilter } from "../port";
+import type { MemoryFilter } from "../../domain/store-port";
 
 /**
  * RediSearch query text (DIALECT 2). Every user-supplied value that ends up in a query goes

@@ -3,7 +3,7 @@ import { isExpired } from "../../domain/memory";
 import type { HistoryEntry } from "../../domain/history";
 import type { Relation } from "../../domain/relation";
 import type { Stats } from "../../domain/stats";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
 import { EmbeddingModelMismatch } from "../model-binding";
 import { connectClient, type RedisClient } from "./client";
 import { isRecordId, Keys } from "./keys";

@@ -1,4 +1,4 @@
-import type { MemoryFilter } from "../port";
+import type { MemoryFilter } from "../../domain/store-port";
 
 export type SqlParam = string | number | bigint | Uint8Array | Float32Array | null;
 export interface SqlFragment {

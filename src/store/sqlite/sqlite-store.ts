@@ -4,7 +4,7 @@ import type { Memory, MemoryType } from "../../domain/memory";
 import type { HistoryEntry } from "../../domain/history";
 import type { Relation } from "../../domain/relation";
 import type { Stats } from "../../domain/stats";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
 import { EmbeddingModelMismatch } from "../model-binding";
 import { migrate } from "./schema";
 import { memoryWhere } from "./filter-sql";

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Memory } from "../../domain/memory";
-import type { MemoryFilter } from "../port";
+import type { MemoryFilter } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
 import { kernelFor, type Kernel, type ScoreFn } from "./vector-kernel";
 import { keywordIndexCounters, queryTokens, WalletKeywords, type KeywordHit } from "./keyword-index";

@@ -1,7 +1,7 @@
-import type { Memory, MemoryType } from "../domain/memory";
-import type { Relation } from "../domain/relation";
-import type { HistoryEntry } from "../domain/history";
-import type { Stats } from "../domain/stats";
+import type { Memory, MemoryType } from "./memory";
+import type { Relation } from "./relation";
+import type { HistoryEntry } from "./history";
+import type { Stats } from "./stats";
 
 /**
  * The storage port: everything the domain needs from an engine, nothing more.
