@@ -13,8 +13,9 @@ export interface Refusal {
 /**
  * The 402 answer in both forms clients read: the v1 JSON body (`x402Version: 1`, `accepts`,
  * `error`, plus our `message`) and the v2 document the library built, base64 in the
- * PAYMENT-REQUIRED header. `accepts` is empty when no payment can be taken right now
- * (payments off, facilitator unreachable): the `error` says which.
+ * PAYMENT-REQUIRED header. This body is the x402 protocol's, not the service's nested error
+ * (a v1 client reads `x402Version`, `accepts` and the string `error`). `accepts` is empty when no
+ * payment can be taken right now (facilitator unreachable): the `error` says why.
  */
 export function paymentRequiredReply(
   refusal: Refusal,

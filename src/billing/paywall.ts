@@ -1,10 +1,10 @@
-import { ReplyError } from "../http/errors";
+import { errorBody, ReplyError } from "../http/errors";
 import type { FreeTier } from "./free-tier";
 import { paymentRequiredReply, type Refusal } from "./payment-required";
 import type { PaidRoute } from "./prices";
 import { ReplayGuard } from "./replay-guard";
 import type { StagingStore } from "./staged-writes";
-import { FacilitatorUnavailable, MalformedPayment, X402Server, paymentResponseHeaders, type HeaderSource, type Payment, type PaymentRequirements, type ResourceInfo } from "./x402-server";
+import { FacilitatorUnavailable, MalformedPayment, X402Server, paymentRequiredHeaders, paymentResponseHeaders, type HeaderSource, type Payment, type PaymentRequirements, type ResourceInfo } from "./x402-server";
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
@@ -142,7 +142,11 @@ export class Paywall {
         console.error(`[engram] x402: payment settled (${settlement.transaction}) but its writes failed:`, error);
         throw new ReplyError({
           status: 500,
-          body: { error: "settled_not_stored", message: `the payment settled (transaction ${settlement.transaction}) but the result could not be saved; keep the PAYMENT-RESPONSE receipt and contact the operator` },
+          body: errorBody(
+            500,
+            `the payment settled (transaction ${settlement.transaction}) but the result could not be saved; keep the PAYMENT-RESPONSE receipt and contact the operator`,
+            { reason: "settled_not_stored", transaction: settlement.transaction },
+          ),
           headers: { ...receipt, "Cache-Control": "private" },
         });
       }
@@ -160,10 +164,19 @@ export class Paywall {
     return paymentRequiredReply(refusal, document, accepts.map((r) => x402.toV1(r, resource)), headers);
   }
 
-  /** PAYMENTS=off: nothing to pay, so the 402 lists no requirements and says why. */
+  /**
+   * PAYMENTS=off: nothing can be paid, so this is no x402 challenge: the body is the service's
+   * nested error (reason `payments_disabled`); the v2 PAYMENT-REQUIRED header still says the same
+   * to x402 clients, with no requirements.
+   */
   private disabled(route: PaidRoute, url: string): ReplyError {
-    const refusal = { error: "payments_disabled", message: `the ${this.freeTier.total} free calls of this wallet are used and this server does not take payments (PAYMENTS=off), so ${route} cannot be served` };
-    return paymentRequiredReply(refusal, { x402Version: 2, error: refusal.error, resource: { url, description: route, mimeType: "application/json" }, accepts: [] }, []);
+    const reason = "payments_disabled";
+    const message = `the ${this.freeTier.total} free calls of this wallet are used and this server does not take payments (PAYMENTS=off), so ${route} cannot be served`;
+    return new ReplyError({
+      status: 402,
+      body: errorBody(402, message, { reason, free_tier_total: this.freeTier.total }),
+      headers: paymentRequiredHeaders({ x402Version: 2, error: reason, resource: { url, description: route, mimeType: "application/json" }, accepts: [] }),
+    });
   }
 }
 

@@ -1,6 +1,6 @@
 import type { MemoryFilter, MemoryStore, Page } from "./store-port";
 import type { HistoryEntry } from "./history";
-import { expiryProblem, metadataProblem, newMemory, PatchFields, StoreFields, type Memory } from "./memory";
+import { checkExpiry, checkMetadata, newMemory, PatchFields, StoreFields, type Memory } from "./memory";
 import { immutableConflict, invalid, notFound } from "./errors";
 import { isDuplicate, isNearDuplicate, merge, type Candidate } from "./dedup";
 import { contentHash } from "./text";
@@ -35,7 +35,7 @@ export class Memories {
    */
   async storeMany(userId: string, items: StoreFields[], { merge: mergeDuplicates = true } = {}): Promise<StoreOutcome> {
     const now = this.clock();
-    items.forEach((item, i) => this.checkStoreFields(item, now, items.length > 1 ? `memories[${i}].` : ""));
+    items.forEach((item, i) => this.checkStoreFields(item, now, items.length > 1 ? `body/memories/${i}/` : "body/"));
     const { vectors, tokens } = await this.embedder.embed(items.map((i) => i.content));
     const candidates = items.map((item, i) => this.candidate(userId, item, vectors[i]!, now));
     const ids: string[] = [];
@@ -64,8 +64,8 @@ export class Memories {
   }
 
   private checkStoreFields(item: StoreFields, now: number, prefix: string): void {
-    const problem = (item.metadata && metadataProblem(item.metadata)) || expiryProblem(item.expires_at, now);
-    if (problem) throw invalid(prefix + problem);
+    if (item.metadata) checkMetadata(item.metadata, `${prefix}metadata`);
+    checkExpiry(item.expires_at, now, `${prefix}expires_at`);
   }
 
   private candidate(userId: string, item: StoreFields, embedding: Float32Array, now: number): Candidate {
@@ -95,23 +95,26 @@ export class Memories {
     return this.store.listMemories(userId, filter, page, this.clock());
   }
 
-  /** Applies a PATCH; records the fields that actually changed as a history entry. */
-  async update(userId: string, id: string, input: PatchFields): Promise<Memory> {
+  /**
+   * Applies a PATCH. `history`: record the fields that actually changed as a history entry; the spec
+   * has only PATCH /v1/memories/:id do that (a batch update records none).
+   */
+  async update(userId: string, id: string, input: PatchFields, { history: recordHistory }: { history: boolean }): Promise<Memory> {
     const now = this.clock();
     const current = await this.get(userId, id);
     if (current.immutable) throw immutableConflict(id);
     const patch = patchableOnly(input);
     if (Object.keys(patch).length === 0) throw invalid(`give at least one of: ${PATCHABLE.join(", ")}`);
-    const problem = (patch.metadata && metadataProblem(patch.metadata)) || expiryProblem(patch.expires_at, now);
-    if (problem) throw invalid(problem);
+    if (patch.metadata) checkMetadata(patch.metadata, "body/metadata");
+    checkExpiry(patch.expires_at, now, "body/expires_at");
     const changes = changedFields(current, normalizePatch(patch));
     if (Object.keys(changes).length === 0) return current;
     const memory: Memory = { ...current, ...changes, updated_at: iso(now) };
-    const history: HistoryEntry = { id: crypto.randomUUID(), memory_id: id, changes, created_at: iso(now) };
+    const history: HistoryEntry | undefined = recordHistory ? { id: crypto.randomUUID(), memory_id: id, changes, created_at: iso(now) } : undefined;
     const reembed = changes.content !== undefined ? await this.embedder.embed([memory.content]) : null;
     await this.store.updateMemory(userId, {
       memory,
-      history,
+      ...(history && { history }),
       ...(reembed && { embedding: reembed.vectors[0]!, content_hash: contentHash(memory.content) }),
     });
     return memory;

@@ -1,4 +1,6 @@
 import { t, type Static } from "elysia";
+import { FormatRegistry } from "@sinclair/typebox";
+import { invalid } from "./errors";
 
 /** Limits from the spec's Limits table: the single source for schemas and checks. */
 export const LIMITS = {
@@ -13,6 +15,12 @@ export const LIMITS = {
   pageSize: 100,
   recallQuery: 32768,
   searchQuery: 1000,
+  /** list/core `offset`: offset + limit stay within RediSearch's MAXSEARCHRESULTS default (1,000,000) */
+  offset: 999_900,
+  /** nesting of any JSON request body, checked on the raw text before parsing (the deepest valid body is 7) */
+  bodyDepth: 16,
+  /** any request body (the largest valid one, an ingest of 1,000 × 32,768-char messages, is about 32 MB) */
+  bodyBytes: 64 * 1024 * 1024,
 } as const;
 
 export const MemoryType = t.Union([
@@ -46,12 +54,28 @@ export const RelationType = t.Union([
 export type RelationType = Static<typeof RelationType>;
 export const RELATION_TYPES = RelationType.anyOf.map((s) => s.const);
 
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-](\d{2}):(\d{2}))$/i;
+
+/** A real RFC 3339 instant: calendar date that exists, 00:00:00–23:59:59, offset within ±23:59. */
+export function isIsoDateTime(value: string): boolean {
+  const m = ISO_DATE_TIME.exec(value);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second, offH = 0, offM = 0] = m.slice(1).map((v) => (v === undefined ? undefined : Number(v))) as number[];
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second! <= 59 && offH <= 23 && offM <= 59;
+}
+// Elysia's own "date-time" accepts a date alone, a trailing NUL, 31 February and 24:00; every
+// date-time field (expires_at, filters.after, export before/after) uses this strict check instead.
+FormatRegistry.Set("date-time", isIsoDateTime);
+
 const Nullable = <T extends ReturnType<typeof t.String>>(s: T) => t.Union([s, t.Null()]);
-const ScopeField = t.String({ maxLength: LIMITS.scopeField });
-const Timestamp = t.String({ format: "date-time" });
+/** namespace, session_id and agent_id wherever they are accepted: as values or as filters. */
+export const ScopeField = t.String({ maxLength: LIMITS.scopeField });
+export const Namespace = t.String({ minLength: 1, maxLength: LIMITS.scopeField });
+export const Timestamp = t.String({ format: "date-time" });
 export const Uuid = t.String({ format: "uuid" });
 
-/** metadata: free-form, but `tags` (when present) is a bounded string list. Size and depth are checked by `metadataProblem`. */
+/** metadata: free-form, but `tags` (when present) is a bounded string list. Size and depth are checked by `checkMetadata`. */
 export const Metadata = t.Intersect([
   t.Record(t.String(), t.Unknown(), { maxProperties: LIMITS.metadataKeys }),
   t.Object({ tags: t.Optional(t.Array(t.String({ maxLength: LIMITS.tagChars }), { maxItems: LIMITS.tags })) }),
@@ -85,7 +109,7 @@ export const StoreFields = t.Object({
   content: t.String({ minLength: 1, maxLength: LIMITS.content }),
   metadata: t.Optional(Metadata),
   importance: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
-  namespace: t.Optional(t.String({ minLength: 1, maxLength: LIMITS.scopeField })),
+  namespace: t.Optional(Namespace),
   memory_type: t.Optional(MemoryType),
   session_id: t.Optional(ScopeField),
   agent_id: t.Optional(ScopeField),
@@ -102,7 +126,7 @@ export const PatchFields = t.Object(
     metadata: t.Optional(Metadata),
     importance: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
     memory_type: t.Optional(MemoryType),
-    namespace: t.Optional(t.String({ minLength: 1, maxLength: LIMITS.scopeField })),
+    namespace: t.Optional(Namespace),
     pinned: t.Optional(t.Boolean()),
     expires_at: t.Optional(Nullable(Timestamp)),
     immutable: t.Optional(t.Boolean()),
@@ -140,27 +164,34 @@ export function tagsOf(memory: Pick<Memory, "metadata">): string[] {
   return memory.metadata.tags ?? [];
 }
 
-/** Checks what a schema cannot: serialized size and nesting depth. Returns the problem, or null. */
-export function metadataProblem(metadata: Metadata): string | null {
-  const bytes = Buffer.byteLength(JSON.stringify(metadata));
-  if (bytes > LIMITS.metadataBytes) return `metadata: must serialize to at most ${LIMITS.metadataBytes} bytes (got ${bytes})`;
+/**
+ * Checks what a schema cannot: serialized size and nesting depth (422 naming the limit). The
+ * request's raw nesting is bounded before parsing (LIMITS.bodyDepth), so the walk here is shallow.
+ */
+export function checkMetadata(metadata: Record<string, unknown>, field = "metadata"): void {
   const depth = depthOf(metadata);
-  if (depth > LIMITS.metadataDepth) return `metadata: must be at most ${LIMITS.metadataDepth} levels deep (got ${depth})`;
-  return null;
+  if (depth > LIMITS.metadataDepth) {
+    throw invalid(`${field}: must be at most ${LIMITS.metadataDepth} levels deep (got ${depth})`, { field, rule: "max_depth", max_depth: LIMITS.metadataDepth, actual_depth: depth });
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(metadata));
+  if (bytes > LIMITS.metadataBytes) {
+    throw invalid(`${field}: must serialize to at most ${LIMITS.metadataBytes} bytes (got ${bytes})`, { field, rule: "max_bytes", max_bytes: LIMITS.metadataBytes, actual_bytes: bytes });
+  }
 }
 
 function depthOf(value: unknown): number {
   if (value === null || typeof value !== "object") return 0;
-  const children = Object.values(value as object);
-  return 1 + (children.length ? Math.max(...children.map(depthOf)) : 0);
+  let deepest = 0;
+  for (const child of Object.values(value as object)) deepest = Math.max(deepest, depthOf(child));
+  return 1 + deepest;
 }
 
 /** An ISO 8601 expiry given by a client must lie in the future. */
-export function expiryProblem(expiresAt: string | null | undefined, now: number): string | null {
-  if (expiresAt == null) return null;
+export function checkExpiry(expiresAt: string | null | undefined, now: number, field = "expires_at"): void {
+  if (expiresAt == null) return;
   const at = Date.parse(expiresAt);
-  if (Number.isNaN(at)) return "expires_at: must be an ISO 8601 date-time";
-  return at > now ? null : "expires_at: must be in the future";
+  if (!isIsoDateTime(expiresAt) || Number.isNaN(at)) throw invalid(`${field}: must be an ISO 8601 date-time`, { field, rule: "format", format: "date-time" });
+  if (at <= now) throw invalid(`${field}: must be in the future`, { field, rule: "future", actual: expiresAt });
 }
 
 export function isExpired(memory: Pick<Memory, "expires_at">, now: number): boolean {

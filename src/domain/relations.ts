@@ -1,6 +1,6 @@
 import type { MemoryStore } from "./store-port";
 import type { Clock } from "./ports";
-import type { RelationType } from "./memory";
+import { checkMetadata, type RelationType } from "./memory";
 import { invalid, notFound, DomainError } from "./errors";
 import { withDirection, type ListedRelation, type Relation } from "./relation";
 
@@ -12,14 +12,15 @@ export class Relations {
   ) {}
 
   async create(userId: string, sourceId: string, input: { target_id: string; relation_type: RelationType; metadata?: Record<string, unknown> }): Promise<Relation> {
-    if (sourceId === input.target_id) throw invalid("target_id: a memory cannot relate to itself");
+    if (sourceId === input.target_id) throw invalid("body/target_id: a memory cannot relate to itself", { field: "body/target_id", rule: "not_self" });
+    if (input.metadata) checkMetadata(input.metadata, "body/metadata");
     const now = this.clock();
     const found = await this.store.getMemories(userId, [sourceId, input.target_id], now);
     if (!found.some((m) => m.id === sourceId)) throw notFound("source memory");
     if (!found.some((m) => m.id === input.target_id)) throw notFound("target memory");
     const existing = await this.store.relationsOf(userId, sourceId, now);
     const same = existing.find((r) => r.source_id === sourceId && r.target_id === input.target_id && r.relation_type === input.relation_type);
-    if (same) throw new DomainError(409, "relation_exists", `relation ${same.id} already links these memories with ${input.relation_type}`);
+    if (same) throw new DomainError(409, "relation_exists", `relation ${same.id} already links these memories with ${input.relation_type}`, { relation_id: same.id });
     const relation: Relation = {
       id: crypto.randomUUID(),
       source_id: sourceId,

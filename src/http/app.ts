@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { swagger } from "@elysiajs/swagger";
 import type { AppDeps } from "./deps";
 import { toErrorReply } from "./errors";
+import { checkDeclaredLength, parseJsonBody, requestIdOf } from "./validation";
 import { memoryRoutes } from "./routes/memories";
 import { coreRoutes } from "./routes/core";
 import { relationRoutes } from "./routes/relations";
@@ -13,8 +14,21 @@ import { ingestRoutes } from "./routes/ingest";
 /** The whole HTTP surface; routes are thin: schema-validated, delegating to src/domain. */
 export function createApp(deps: AppDeps) {
   return new Elysia()
-    .onError(({ code, error, set }) => {
-      const reply = toErrorReply(code, error);
+    .onRequest(({ request, set }) => {
+      set.headers["x-request-id"] = requestIdOf(request);
+      checkDeclaredLength(request);
+    })
+    .onParse({ as: "global" }, parseJsonBody)
+    .onError({ as: "global" }, ({ code, error, set, request }) => {
+      const { reply, unexpected } = toErrorReply(code, error);
+      const requestId = String(set.headers["x-request-id"] ?? requestIdOf(request));
+      set.headers["x-request-id"] = requestId;
+      if (unexpected) {
+        // The client gets the request id, never the stack: the log has both.
+        console.error(`[engram] ${request.method} ${new URL(request.url).pathname} failed (request ${requestId}):`, error);
+        const body = reply.body as { error?: { details?: Record<string, unknown> } };
+        if (body.error?.details) body.error.details.request_id = requestId;
+      }
       set.status = reply.status;
       for (const [name, value] of Object.entries(reply.headers ?? {})) set.headers[name] = value;
       return reply.body;

@@ -1,56 +1,152 @@
-import { t, ValidationError, type Static } from "elysia";
+import { t, ValidationError, type Static, type TSchema } from "elysia";
+import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { DomainError } from "../domain/errors";
 
+/** The `error.code` of each status (the shape the public MemoClaw clients parse). */
+export const ERROR_CODES = {
+  400: "BAD_REQUEST",
+  401: "AUTH_ERROR",
+  402: "PAYMENT_REQUIRED",
+  404: "NOT_FOUND",
+  409: "CONFLICT",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  422: "VALIDATION_ERROR",
+  429: "RATE_LIMITED",
+  500: "INTERNAL_ERROR",
+  503: "SERVICE_UNAVAILABLE",
+} as const;
+export type ErrorStatus = keyof typeof ERROR_CODES;
+
 /**
- * Every error response has this body. `details` lists each failed rule for validation
- * errors (field as a JSON pointer into the request part, e.g. `body/memories/3/content`).
+ * Every error response has this body. `details` carries the facts: for 422 the field (a JSON
+ * pointer into the request part, e.g. `body/memories/3/content`), the rule and its limit and the
+ * actual size, plus `errors` when several rules failed; otherwise `reason` (the specific cause,
+ * e.g. `immutable`, `relation_exists`, `route_not_found`) and what else applies.
  */
 export const ErrorBody = t.Object({
-  error: t.String({ description: "machine-readable code, e.g. validation_failed, not_found, immutable, unauthorized" }),
-  message: t.String(),
-  details: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }))),
+  error: t.Object({
+    code: t.String({ description: "VALIDATION_ERROR, INVALID_JSON, AUTH_ERROR, PAYMENT_REQUIRED, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, INTERNAL_ERROR…" }),
+    message: t.String(),
+    details: t.Record(t.String(), t.Unknown()),
+  }),
 });
 export type ErrorBody = Static<typeof ErrorBody>;
 
 export interface ErrorReply {
   status: number;
-  body: ErrorBody | Record<string, unknown>;
+  /** the nested error, or the x402 protocol's own 402 document */
+  body: Record<string, unknown>;
   headers?: Record<string, string>;
 }
 
-/** A domain error that carries its own response body and headers (e.g. the x402 402 answer). */
+/** The nested error body for a status. */
+export function errorBody(status: ErrorStatus, message: string, details: Record<string, unknown> = {}, code: string = ERROR_CODES[status]): ErrorBody {
+  return { error: { code, message, details } };
+}
+
+/** An error that carries its own response (e.g. the x402 402 answer, or a 500 with a payment receipt). */
 export class ReplyError extends Error {
   constructor(readonly reply: ErrorReply) {
-    super(typeof reply.body.message === "string" ? reply.body.message : `status ${reply.status}`);
+    const { error, message } = reply.body as { error?: { message?: unknown }; message?: unknown };
+    super(typeof error?.message === "string" ? error.message : typeof message === "string" ? message : `status ${reply.status}`);
   }
 }
 
+type Facts = Record<string, unknown>;
+
+const allowedValues = (schema: TSchema): unknown[] | undefined =>
+  Array.isArray(schema.anyOf) && schema.anyOf.every((s: TSchema) => "const" in s) ? schema.anyOf.map((s: TSchema) => s.const) : undefined;
+
+/** The rule one TypeBox error broke, with its limit and the actual size (never the value itself: it may be huge). */
+function ruleOf(e: ValueError): Facts {
+  const { schema, value } = e;
+  const length = typeof value === "string" ? value.length : undefined;
+  switch (e.type) {
+    case ValueErrorType.StringMaxLength: return { rule: "max_length", max_length: schema.maxLength, actual_length: length };
+    case ValueErrorType.StringMinLength: return { rule: "min_length", min_length: schema.minLength, actual_length: length };
+    case ValueErrorType.StringFormat: return { rule: "format", format: schema.format };
+    case ValueErrorType.StringPattern: return { rule: "pattern", pattern: schema.pattern };
+    case ValueErrorType.ArrayMaxItems: return { rule: "max_items", max_items: schema.maxItems, actual_items: Array.isArray(value) ? value.length : undefined };
+    case ValueErrorType.ArrayMinItems: return { rule: "min_items", min_items: schema.minItems, actual_items: Array.isArray(value) ? value.length : undefined };
+    case ValueErrorType.ObjectMaxProperties: return { rule: "max_properties", max_properties: schema.maxProperties, actual_properties: value && typeof value === "object" ? Object.keys(value).length : undefined };
+    case ValueErrorType.ObjectMinProperties: return { rule: "min_properties", min_properties: schema.minProperties };
+    case ValueErrorType.ObjectRequiredProperty: return { rule: "required" };
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.IntegerMaximum: return { rule: "maximum", maximum: schema.maximum, actual: value };
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.IntegerMinimum: return { rule: "minimum", minimum: schema.minimum, actual: value };
+    case ValueErrorType.Union: {
+      const allowed = allowedValues(schema);
+      return allowed ? { rule: "enum", allowed } : { rule: "type" };
+    }
+    default: return { rule: "type", expected: schema.type ?? (schema.const !== undefined ? schema.const : undefined) };
+  }
+}
+
+/** For a union (e.g. string | null), the error of the first non-null branch says more than "Expected union value". */
+function innermost(e: ValueError): ValueError {
+  if (e.type !== ValueErrorType.Union || allowedValues(e.schema)) return e;
+  for (const branch of e.errors ?? []) {
+    const first = branch.First();
+    if (first && first.schema.type !== "null") return innermost(first);
+  }
+  return e;
+}
+
+/** Marks a query integer's string schema (see QueryInt), so a pattern failure is reported as an integer rule. */
+export const INTEGER_RANGE = "x-integer-range";
+
+/** One failed rule as `{field, message, rule, …limit and actual}`; `part` is body, query or params. */
+export function describeError(part: string, raw: ValueError): Facts & { field: string; message: string } {
+  const e = innermost(raw);
+  const field = [part, ...e.path.split("/").filter(Boolean)].join("/");
+  const range = e.schema[INTEGER_RANGE] as { minimum: number; maximum: number } | undefined;
+  if (range) return { field, message: `must be an integer from ${range.minimum} to ${range.maximum} (digits only)`, rule: "integer", ...range };
+  const facts = Object.fromEntries(Object.entries(ruleOf(e)).filter(([, v]) => v !== undefined));
+  return { field, message: e.message, ...facts };
+}
+
+/** A 422 from a list of failed rules: the first one's facts at the top, every one in `errors` when several. */
+export function validationFailure(failures: (Facts & { field: string; message: string })[]): DomainError {
+  const [first, ...rest] = failures;
+  if (!first) return new DomainError(422, "validation_failed", "invalid request", {});
+  const { message, ...facts } = first;
+  return new DomainError(422, "validation_failed", `${first.field}: ${message}`, rest.length ? { ...facts, errors: failures } : facts);
+}
+
+function validationReply(error: ValidationError): DomainError {
+  const seen = new Set<string>();
+  const failures = error.all
+    .filter((e): e is typeof e & ValueError => "path" in e && "schema" in e)
+    .map((e) => describeError(error.type, e))
+    .filter((f) => !seen.has(f.field + f.message) && seen.add(f.field + f.message));
+  return validationFailure(failures);
+}
+
+/** A DomainError as a reply: the public code of its status, its reason kept in details. */
+function domainReply(error: DomainError): ErrorReply {
+  const status = error.status as ErrorStatus;
+  if (status === 422) return { status, body: errorBody(422, error.message, error.details) };
+  const code = error.code === "invalid_json" ? "INVALID_JSON" : ERROR_CODES[status];
+  return { status, body: errorBody(status, error.message, { reason: error.code, ...error.details }, code) };
+}
+
 /**
- * Elysia checks a number converted from the query string on its own, after conversion, and so
- * reports it with type "property" and no path: such query schemas carry their name as `title`
- * (e.g. `t.Integer({ minimum: 1, title: "limit" })`) so the reply can still name the field.
+ * Maps anything thrown while handling a request to a status and nested JSON body. Unknown errors
+ * (and a response our own schema rejects) are 500 with no internals; the caller logs them.
  */
-function fieldOf(error: ValidationError, e: (typeof error.all)[number]): string {
-  const path = "path" in e ? e.path.split("/").filter(Boolean) : [];
-  const title = "schema" in e && typeof e.schema?.title === "string" ? e.schema.title : undefined;
-  if (error.type === "property" && path.length === 0 && title) return `query/${title}`;
-  return [error.type, ...path].join("/");
-}
-
-function validationReply(error: ValidationError): ErrorReply {
-  const details = error.all.map((e) => ({ field: fieldOf(error, e), message: e.message }));
-  const first = details[0];
-  const message = first ? `${first.field}: ${first.message}` : `invalid ${error.type}`;
-  return { status: 422, body: { error: "validation_failed", message, details } };
-}
-
-/** Maps anything thrown while handling a request to a status and JSON body; unknown errors are 500 with no internals. */
-export function toErrorReply(code: string | number, error: unknown): ErrorReply {
-  if (error instanceof ReplyError) return error.reply;
-  if (error instanceof DomainError) return { status: error.status, body: { error: error.code, message: error.message } };
-  if (error instanceof ValidationError) return validationReply(error);
-  if (code === "PARSE") return { status: 400, body: { error: "invalid_json", message: "request body is not valid JSON" } };
-  if (code === "NOT_FOUND") return { status: 404, body: { error: "route_not_found", message: "no such endpoint; see /swagger" } };
-  console.error("[engram] unhandled error:", error);
-  return { status: 500, body: { error: "internal", message: "internal error; the request was not completed" } };
+export function toErrorReply(code: string | number, error: unknown): { reply: ErrorReply; unexpected: boolean } {
+  if (error instanceof ReplyError) return { reply: error.reply, unexpected: error.reply.status >= 500 };
+  if (error instanceof DomainError) return { reply: domainReply(error), unexpected: false };
+  if (error instanceof ValidationError && error.type !== "response") return { reply: domainReply(validationReply(error)), unexpected: false };
+  // Elysia wraps whatever the body parser throws (ours: 413, 415, 422, 400 with the reason) in a ParseError.
+  const parseCause = code === "PARSE" ? (error as { cause?: unknown } | null)?.cause : undefined;
+  if (parseCause instanceof DomainError) return { reply: domainReply(parseCause), unexpected: false };
+  if (code === "PARSE") return { reply: domainReply(new DomainError(400, "invalid_json", "request body is not valid JSON")), unexpected: false };
+  if (code === "NOT_FOUND") return { reply: domainReply(new DomainError(404, "route_not_found", "no such endpoint; see /swagger")), unexpected: false };
+  // A throw inside a TypeBox Transform decode (e.g. a query integer out of range) arrives wrapped.
+  const cause = (error as { error?: unknown } | null)?.error;
+  if (cause instanceof DomainError) return { reply: domainReply(cause), unexpected: false };
+  return { reply: { status: 500, body: errorBody(500, "internal error; the request was not completed") }, unexpected: true };
 }

@@ -210,7 +210,7 @@ describeEngines("auth", (engine) => {
       const body = method === "GET" ? undefined : {};
       for (const headers of [{}, { "x-wallet-auth": "garbage" }, { authorization: "Bearer nope" }] as Record<string, string>[]) {
         const res = await raw(service, method, path, body, headers);
-        if (res.status !== 401 || res.body?.error !== "unauthorized") failures.push(`${route} ${JSON.stringify(headers)} → ${res.status}`);
+        if (res.status !== 401 || res.body?.error?.code !== "AUTH_ERROR") failures.push(`${route} ${JSON.stringify(headers)} → ${res.status}`);
       }
     }
     expect(failures).toEqual([]);

@@ -89,7 +89,7 @@ describeEngines("core memories and relations", (engine) => {
       for (const id of [MISSING_ID, gone, foreign]) {
         const res = await client.post("/v1/memories/core", { memory_id: id });
         expect(res.status).toBe(404);
-        expect(res.body.error).toBe("not_found");
+        expect(res.body.error).toMatchObject({ code: "NOT_FOUND", details: { reason: "not_found" } });
       }
       expectFieldError(await client.post("/v1/memories/core", { memory_id: "abc" }), "memory_id");
       expectFieldError(await client.post("/v1/memories/core", {}), "memory_id");
@@ -101,7 +101,7 @@ describeEngines("core memories and relations", (engine) => {
       const id = await storeOne(client, { content: "Feature flags are managed with LaunchDarkly." });
       const notPinned = await client.del(`/v1/memories/core/${id}`);
       expect(notPinned.status).toBe(404);
-      expect(notPinned.body.error).toBe("not_found");
+      expect(notPinned.body.error).toMatchObject({ code: "NOT_FOUND", details: { reason: "not_found" } });
       expect((await client.get(`/v1/memories/${id}`)).status).toBe(200);
       await client.post("/v1/memories/core", { memory_id: id });
       expect((await client.del(`/v1/memories/core/${id}`)).status).toBe(200);
@@ -238,7 +238,7 @@ describeEngines("core memories and relations", (engine) => {
       expect((await client.post(`/v1/memories/${a}/relations`, { target_id: b, relation_type: "supports" })).status).toBe(201);
       const twice = await client.post(`/v1/memories/${a}/relations`, { target_id: b, relation_type: "supports" });
       expect(twice.status).toBe(409);
-      expect(twice.body.error).toBe("relation_exists");
+      expect(twice.body.error).toMatchObject({ code: "CONFLICT", details: { reason: "relation_exists" } });
       expect((await client.post(`/v1/memories/${a}/relations`, { target_id: b, relation_type: "related_to" })).status).toBe(201);
       expect((await client.get(`/v1/memories/${a}/relations`)).body.relations).toHaveLength(2);
     });

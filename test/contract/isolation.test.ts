@@ -34,7 +34,7 @@ describeEngines("wallet isolation", (engine) => {
 
   const expect404 = (res: Reply) => {
     expect(res.status).toBe(404);
-    expect(res.body.error).toBe("not_found");
+    expect(res.body.error).toMatchObject({ code: "NOT_FOUND", details: { reason: "not_found" } });
   };
 
   test("get, patch, delete and history of A's memory answer 404 to B", async () => {

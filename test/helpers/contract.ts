@@ -42,19 +42,26 @@ export async function storeMany(client: Client, items: Record<string, unknown>[]
   return res.body.ids as [string, string, string, ...string[]];
 }
 
-/** The 422 body names the field (in `message` or in `details[].field`). */
+/** The nested error body every error answer has: `{error: {code, message, details}}`. */
+export function expectError(res: Reply, status: number, code: string): void {
+  expect(res.status).toBe(status);
+  // (explicit checks: bun's toMatchObject with expect.any() writes the matchers into the received object)
+  expect(res.body?.error?.code).toBe(code);
+  expect(typeof res.body.error.message).toBe("string");
+  expect(typeof res.body.error.details).toBe("object");
+}
+
+/** A 422 VALIDATION_ERROR naming the field (in `message`, `details.field` or `details.errors[].field`). */
 export function expectFieldError(res: Reply, field: string): void {
-  expect(res.status).toBe(422);
-  expect(typeof res.body).toBe("object");
-  const fields = [res.body.message, ...(res.body.details ?? []).map((d: { field: string }) => d.field)].join(" | ");
+  expectError(res, 422, "VALIDATION_ERROR");
+  const { message, details } = res.body.error;
+  const fields = [message, details.field, ...(details.errors ?? []).map((d: { field: string }) => d.field)].join(" | ");
   expect(fields).toContain(field);
 }
 
-/** A 401 with a JSON error body. */
+/** A 401 AUTH_ERROR. */
 export function expect401(res: Reply): void {
-  expect(res.status).toBe(401);
-  expect(res.body).toMatchObject({ error: "unauthorized" });
-  expect(typeof res.body.message).toBe("string");
+  expectError(res, 401, "AUTH_ERROR");
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { MemoryType } from "../../domain/memory";
+import { MemoryType, ScopeField, Timestamp } from "../../domain/memory";
 import { Stats } from "../../domain/stats";
 import { toCsv, toMarkdown } from "../../domain/export-format";
 import { verifyWalletSignature, authMessage, SIGNATURE_TOLERANCE_SECONDS } from "../../auth/wallet-signature";
@@ -7,7 +7,7 @@ import { DomainError } from "../../domain/errors";
 import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
 import { exported, ExportedMemory } from "../present";
-import { splitTags } from "./memories";
+import { jsonBody, TagsQuery } from "../validation";
 
 const EXPORT_PAGE = 1000;
 const isoOrUndefined = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
@@ -49,7 +49,7 @@ export const publicRoutes = (deps: AppDeps) =>
         return { token: session.token, wallet: check.wallet, expires_at: session.expires_at };
       },
       {
-        body: t.Object({ address: t.String({ minLength: 1 }), timestamp: t.Number(), signature: t.String({ minLength: 1 }) }),
+        ...jsonBody(t.Object({ address: t.String({ minLength: 1, maxLength: 100 }), timestamp: t.Number(), signature: t.String({ minLength: 1, maxLength: 1000 }) })),
         response: { 200: t.Object({ token: t.String(), wallet: t.String(), expires_at: t.String({ format: "date-time" }) }) },
         detail: { summary: "Exchange a wallet signature for a 7-day session token (public)" },
       },
@@ -74,7 +74,7 @@ export const accountRoutes = (deps: AppDeps) =>
         const filter = {
           namespace: query.namespace,
           memory_type: query.memory_type,
-          tags: splitTags(query.tags),
+          tags: query.tags,
           session_id: query.session_id,
           agent_id: query.agent_id,
           created_before: isoOrUndefined(query.before),
@@ -94,13 +94,13 @@ export const accountRoutes = (deps: AppDeps) =>
       {
         query: t.Object({
           format: t.Optional(t.Union([t.Literal("json"), t.Literal("csv"), t.Literal("markdown")])),
-          namespace: t.Optional(t.String()),
+          namespace: t.Optional(ScopeField),
           memory_type: t.Optional(MemoryType),
-          tags: t.Optional(t.String()),
-          session_id: t.Optional(t.String()),
-          agent_id: t.Optional(t.String()),
-          before: t.Optional(t.String({ format: "date-time" })),
-          after: t.Optional(t.String({ format: "date-time" })),
+          tags: t.Optional(TagsQuery),
+          session_id: t.Optional(ScopeField),
+          agent_id: t.Optional(ScopeField),
+          before: t.Optional(Timestamp),
+          after: t.Optional(Timestamp),
           include_deleted: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])),
         }),
         response: { 200: t.Object({ format: t.String(), memories: t.Union([t.Array(ExportedMemory), t.String()]), count: t.Integer() }) },

@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
-import { LIMITS, Uuid } from "../../domain/memory";
+import { LIMITS, ScopeField, Uuid } from "../../domain/memory";
+import { jsonBody, QueryInt } from "../validation";
 import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
 import { core, CoreMemory } from "../present";
@@ -17,9 +18,9 @@ export const coreRoutes = (deps: AppDeps) =>
       },
       {
         query: t.Object({
-          namespace: t.Optional(t.String()),
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: LIMITS.pageSize, title: "limit" })),
-          offset: t.Optional(t.Integer({ minimum: 0, title: "offset" })),
+          namespace: t.Optional(ScopeField),
+          limit: t.Optional(QueryInt("limit", 1, LIMITS.pageSize)),
+          offset: t.Optional(QueryInt("offset", 0, LIMITS.offset)),
         }),
         response: { 200: t.Object({ memories: t.Array(CoreMemory), total: t.Integer() }) },
         detail: { summary: "List pinned memories" },
@@ -31,7 +32,7 @@ export const coreRoutes = (deps: AppDeps) =>
         await deps.memories.setPinned(userId, body.memory_id, true);
         return { pinned: true as const, id: body.memory_id };
       },
-      { body: t.Object({ memory_id: Uuid }), response: { 200: t.Object({ pinned: t.Literal(true), id: Uuid }) }, detail: { summary: "Pin a memory" } },
+      { ...jsonBody(t.Object({ memory_id: Uuid })), response: { 200: t.Object({ pinned: t.Literal(true), id: Uuid }) }, detail: { summary: "Pin a memory" } },
     )
     .delete(
       "/v1/memories/core/:id",

@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
-import { Uuid } from "../../domain/memory";
+import { LIMITS, ScopeField, Uuid } from "../../domain/memory";
+import { QueryInt } from "../validation";
 import { Relation } from "../../domain/relation";
 import { suggest, SuggestionReason } from "../../domain/suggested";
 import { graphAround, graphOfNamespace } from "../../domain/graph";
@@ -19,7 +20,7 @@ export const exploreRoutes = (deps: AppDeps) =>
         return { suggestions: found.map(({ memory, reason }) => ({ reason, memory: listed(memory) })) };
       },
       {
-        query: t.Object({ namespace: t.Optional(t.String()), limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, title: "limit" })) }),
+        query: t.Object({ namespace: t.Optional(ScopeField), limit: t.Optional(QueryInt("limit", 1, LIMITS.pageSize)) }),
         response: { 200: t.Object({ suggestions: t.Array(t.Object({ reason: SuggestionReason, memory: ListedMemory })) }) },
         detail: {
           summary: "Memories worth a look",
@@ -32,7 +33,7 @@ export const exploreRoutes = (deps: AppDeps) =>
       async ({ query, userId }) => {
         const depth = query.depth ?? 2;
         const maxNodes = query.max_nodes ?? 100;
-        if (!query.memory_id && !query.namespace) throw invalid("query: give memory_id or namespace");
+        if (!query.memory_id && !query.namespace) throw invalid("query: give memory_id or namespace", { field: "query", rule: "required", one_of: ["memory_id", "namespace"] });
         const graph = query.memory_id
           ? await graphAround(deps.store, deps.clock, userId, query.memory_id, depth, maxNodes)
           : await graphOfNamespace(deps.store, deps.clock, userId, query.namespace!, depth, maxNodes);
@@ -41,9 +42,9 @@ export const exploreRoutes = (deps: AppDeps) =>
       {
         query: t.Object({
           memory_id: t.Optional(Uuid),
-          namespace: t.Optional(t.String()),
-          depth: t.Optional(t.Integer({ minimum: 1, maximum: 3, title: "depth" })),
-          max_nodes: t.Optional(t.Integer({ minimum: 1, maximum: 500, title: "max_nodes" })),
+          namespace: t.Optional(ScopeField),
+          depth: t.Optional(QueryInt("depth", 1, 3)),
+          max_nodes: t.Optional(QueryInt("max_nodes", 1, 500)),
         }),
         response: {
           200: t.Object({

@@ -1,12 +1,11 @@
 import { Elysia, t } from "elysia";
-import { DEFAULT_NAMESPACE, LIMITS, Uuid } from "../../domain/memory";
+import { DEFAULT_NAMESPACE, Namespace, ScopeField, Uuid } from "../../domain/memory";
 import { ExtractedFact } from "../../domain/ingest/extractor";
 import { IngestSource } from "../../domain/ingest/ingest";
 import { authPlugin } from "../auth-plugin";
-import { nestedArrays } from "../checked";
+import { jsonBody } from "../validation";
 import type { AppDeps } from "../deps";
 
-const Scope = t.String({ maxLength: LIMITS.scopeField });
 
 /** Conversations and text into facts: ingest stores them (paid), extract only returns them (free). */
 export const ingestRoutes = (deps: AppDeps) =>
@@ -29,14 +28,15 @@ export const ingestRoutes = (deps: AppDeps) =>
         return result;
       },
       {
-        transform: nestedArrays("messages"),
-        body: t.Object({
-          ...IngestSource,
-          namespace: t.Optional(t.String({ minLength: 1, maxLength: LIMITS.scopeField })),
-          session_id: t.Optional(Scope),
-          agent_id: t.Optional(Scope),
-          auto_relate: t.Optional(t.Boolean()),
-        }),
+        ...jsonBody(
+          t.Object({
+            ...IngestSource,
+            namespace: t.Optional(Namespace),
+            session_id: t.Optional(ScopeField),
+            agent_id: t.Optional(ScopeField),
+            auto_relate: t.Optional(t.Boolean()),
+          }),
+        ),
         response: {
           201: t.Object({
             memory_ids: t.Array(Uuid, { description: "ids of the newly stored facts" }),
@@ -60,8 +60,7 @@ export const ingestRoutes = (deps: AppDeps) =>
         return { facts, tokens_used };
       },
       {
-        transform: nestedArrays("messages"),
-        body: t.Object(IngestSource),
+        ...jsonBody(t.Object(IngestSource)),
         response: { 200: t.Object({ facts: t.Array(ExtractedFact), tokens_used: t.Integer() }) },
         detail: {
           summary: "Extract facts without storing them (free)",

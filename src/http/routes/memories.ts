@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
-import { LIMITS, PatchFields, StoreFields, Uuid } from "../../domain/memory";
+import { LIMITS, PatchFields, ScopeField, StoreFields, Uuid } from "../../domain/memory";
 import { DomainError } from "../../domain/errors";
-import { checked } from "../checked";
+import { checked, jsonBody, QueryInt, TagsQuery } from "../validation";
 import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
 import { listed, ListedMemory } from "../present";
@@ -11,10 +11,7 @@ const BatchUpdate = t.Composite([t.Object({ id: Uuid }), PatchFields], { minProp
 
 const IdParams = t.Object({ id: Uuid });
 const Ids = t.Array(Uuid, { minItems: 1, maxItems: LIMITS.batch });
-const Scope = { namespace: t.Optional(t.String()), session_id: t.Optional(t.String()), agent_id: t.Optional(t.String()) };
-
-/** "a,b , c" → ["a","b","c"] */
-export const splitTags = (tags: string | undefined) => tags?.split(",").map((s) => s.trim()).filter(Boolean);
+const Scope = { namespace: t.Optional(ScopeField), session_id: t.Optional(ScopeField), agent_id: t.Optional(ScopeField) };
 
 /** The memory lifecycle: store, list, get, update, delete, history. */
 export const memoryRoutes = (deps: AppDeps) =>
@@ -30,7 +27,7 @@ export const memoryRoutes = (deps: AppDeps) =>
         return { id: outcome.ids[0]!, stored: true, deduplicated: outcome.deduplicated > 0, tokens_used: outcome.tokens_used };
       },
       {
-        body: StoreFields,
+        ...jsonBody(StoreFields),
         response: { 201: t.Object({ id: Uuid, stored: t.Literal(true), deduplicated: t.Boolean(), tokens_used: t.Integer() }) },
         detail: { summary: "Store one memory (paid)", description: "A near-duplicate of an existing memory in the same namespace is merged into it (`deduplicated: true`, the existing id)." },
       },
@@ -45,7 +42,7 @@ export const memoryRoutes = (deps: AppDeps) =>
         return { ids: outcome.ids, stored: true, count: outcome.stored, deduplicated_count: outcome.deduplicated, tokens_used: outcome.tokens_used };
       },
       {
-        body: t.Object({ memories: t.Array(StoreFields, { minItems: 1, maxItems: LIMITS.batch }) }),
+        ...jsonBody(t.Object({ memories: t.Array(StoreFields, { minItems: 1, maxItems: LIMITS.batch }) })),
         response: {
           201: t.Object({ ids: t.Array(Uuid), stored: t.Literal(true), count: t.Integer(), deduplicated_count: t.Integer(), tokens_used: t.Integer() }),
         },
@@ -56,15 +53,15 @@ export const memoryRoutes = (deps: AppDeps) =>
       "/v1/memories",
       async ({ query, userId }) => {
         const page = { limit: query.limit ?? 20, offset: query.offset ?? 0 };
-        const filter = { namespace: query.namespace, session_id: query.session_id, agent_id: query.agent_id, tags: splitTags(query.tags) };
+        const filter = { namespace: query.namespace, session_id: query.session_id, agent_id: query.agent_id, tags: query.tags };
         const { memories, total } = await deps.memories.list(userId, filter, page);
         return { memories: memories.map(listed), total, ...page };
       },
       {
         query: t.Object({
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: LIMITS.pageSize, title: "limit" })),
-          offset: t.Optional(t.Integer({ minimum: 0, title: "offset" })),
-          tags: t.Optional(t.String()),
+          limit: t.Optional(QueryInt("limit", 1, LIMITS.pageSize)),
+          offset: t.Optional(QueryInt("offset", 0, LIMITS.offset)),
+          tags: t.Optional(TagsQuery),
           ...Scope,
         }),
         response: { 200: t.Object({ memories: t.Array(ListedMemory), total: t.Integer(), limit: t.Integer(), offset: t.Integer() }) },
@@ -77,11 +74,11 @@ export const memoryRoutes = (deps: AppDeps) =>
         deps.paywall.charge(wallet, "PATCH /v1/memories/batch", request, setHeader, async () => {
           const errors: { id: string; status: number; message: string }[] = [];
           let updated = 0;
-          for (const item of body.updates) {
-            const id = String((item as { id?: unknown } | null)?.id);
+          for (const [i, item] of body.updates.entries()) {
+            const id = String((item as { id?: unknown } | null)?.id).slice(0, 64);
             try {
-              const { id: _, ...patch } = checked(BatchUpdate, item);
-              await deps.memories.update(userId, id, patch);
+              const { id: _, ...patch } = checked(BatchUpdate, item, `body/updates/${i}`);
+              await deps.memories.update(userId, id, patch, { history: false });
               updated++;
             } catch (error) {
               if (!(error instanceof DomainError)) throw error;
@@ -93,9 +90,9 @@ export const memoryRoutes = (deps: AppDeps) =>
       {
         // Items are validated one by one in the handler, so one bad item is reported, not fatal. They are
         // t.Unknown, not t.Record: Elysia coerces a string into an array of records ("ab" → [{0:"a"},{0:"b"}]).
-        body: t.Object({ updates: t.Array(t.Unknown({ description: "{id, ...fields}" }), { minItems: 1, maxItems: LIMITS.batch }) }),
+        ...jsonBody(t.Object({ updates: t.Array(t.Unknown({ description: "{id, ...fields}" }), { minItems: 1, maxItems: LIMITS.batch }) })),
         response: { 200: t.Object({ updated: t.Integer(), errors: t.Array(t.Object({ id: t.String(), status: t.Integer(), message: t.String() })) }) },
-        detail: { summary: "Update up to 100 memories (paid)", description: "Failing items (404, 409, 422) are reported in `errors`; the rest proceed." },
+        detail: { summary: "Update up to 100 memories (paid)", description: "Failing items (404, 409, 422) are reported in `errors`; the rest proceed. Records no history (only PATCH /v1/memories/:id does)." },
       },
     )
     .get("/v1/memories/:id", async ({ params, userId }) => listed(await deps.memories.get(userId, params.id)), {
@@ -103,9 +100,9 @@ export const memoryRoutes = (deps: AppDeps) =>
       response: { 200: ListedMemory },
       detail: { summary: "Get one memory" },
     })
-    .patch("/v1/memories/:id", async ({ params, body, userId }) => listed(await deps.memories.update(userId, params.id, body)), {
+    .patch("/v1/memories/:id", async ({ params, body, userId }) => listed(await deps.memories.update(userId, params.id, body, { history: true })), {
       params: IdParams,
-      body: PatchFields,
+      ...jsonBody(PatchFields),
       response: { 200: ListedMemory },
       detail: { summary: "Update one memory", description: "Records a history entry with the fields that changed. Immutable memories answer 409." },
     })
@@ -118,7 +115,7 @@ export const memoryRoutes = (deps: AppDeps) =>
       { params: IdParams, response: { 200: t.Object({ deleted: t.Literal(true), id: Uuid }) }, detail: { summary: "Soft-delete one memory" } },
     )
     .delete("/v1/memories", async ({ body, userId }) => deps.memories.deleteMany(userId, body.ids), {
-      body: t.Object({ ids: Ids }),
+      ...jsonBody(t.Object({ ids: Ids })),
       response: { 200: t.Object({ deleted: t.Integer(), errors: t.Array(t.String()) }) },
       detail: { summary: "Soft-delete up to 100 memories", description: "`errors` lists ids not deleted: missing, another wallet's, or immutable." },
     })

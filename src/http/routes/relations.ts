@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
-import { RelationType, Uuid } from "../../domain/memory";
+import { LIMITS, RelationType, Uuid } from "../../domain/memory";
 import { ListedRelation, Relation } from "../../domain/relation";
 import { authPlugin } from "../auth-plugin";
-import { nestedObjects } from "../checked";
+import { jsonBody } from "../validation";
 import type { AppDeps } from "../deps";
 
 /** Typed relations between memories (the graph's edges). */
@@ -18,10 +18,9 @@ export const relationRoutes = (deps: AppDeps) =>
       },
       {
         params: t.Object({ id: Uuid }),
-        transform: nestedObjects("metadata"),
-        body: t.Object({ target_id: Uuid, relation_type: RelationType, metadata: t.Optional(t.Record(t.String(), t.Unknown())) }),
+        ...jsonBody(t.Object({ target_id: Uuid, relation_type: RelationType, metadata: t.Optional(t.Record(t.String(), t.Unknown(), { maxProperties: LIMITS.metadataKeys })) })),
         response: { 201: Relation },
-        detail: { summary: "Relate this memory (source) to a target memory", description: "404 if either memory is missing; 409 if the same typed relation exists; 422 for a self-relation." },
+        detail: { summary: "Relate this memory (source) to a target memory", description: "404 if either memory is missing; 409 if the same typed relation exists; 422 for a self-relation. `metadata` has a memory's limits (4 KB, 20 keys, 3 levels)." },
       },
     )
     .get("/v1/memories/:id/relations", async ({ params, userId }) => ({ relations: await deps.relations.list(userId, params.id) }), {

@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
-import { LIMITS, MemoryType } from "../../domain/memory";
+import { LIMITS, MemoryType, ScopeField, Timestamp } from "../../domain/memory";
 import { keywordSearch } from "../../domain/search";
 import { authPlugin } from "../auth-plugin";
-import { nestedObjects } from "../checked";
+import { jsonBody } from "../validation";
 import type { AppDeps } from "../deps";
 import { recalled, RecalledMemorySchema, searched, SearchedMemory } from "../present";
 import { ContextItem } from "../../domain/context";
@@ -34,17 +34,16 @@ export const retrievalRoutes = (deps: AppDeps) =>
           return { memories: results.map(recalled), query_tokens };
         }),
       {
-        transform: nestedObjects("filters"),
-        body: t.Object({
+        ...jsonBody(t.Object({
           query: t.String({ minLength: 1, maxLength: LIMITS.recallQuery }),
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+          limit: t.Optional(t.Integer({ minimum: 1, maximum: LIMITS.pageSize })),
           min_similarity: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
-          namespace: t.Optional(t.String()),
-          session_id: t.Optional(t.String()),
-          agent_id: t.Optional(t.String()),
+          namespace: t.Optional(ScopeField),
+          session_id: t.Optional(ScopeField),
+          agent_id: t.Optional(ScopeField),
           include_relations: t.Optional(t.Boolean()),
-          filters: t.Optional(t.Object({ tags: t.Optional(Tags), after: t.Optional(t.String({ format: "date-time" })) })),
-        }),
+          filters: t.Optional(t.Object({ tags: t.Optional(Tags), after: t.Optional(Timestamp) })),
+        })),
         response: { 200: t.Object({ memories: t.Array(RecalledMemorySchema), query_tokens: t.Integer() }) },
         detail: {
           summary: "Hybrid semantic recall (paid)",
@@ -60,15 +59,15 @@ export const retrievalRoutes = (deps: AppDeps) =>
         return { memories: memories.map(searched), total, query: body.query };
       },
       {
-        body: t.Object({
+        ...jsonBody(t.Object({
           query: t.String({ minLength: 1, maxLength: LIMITS.searchQuery }),
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
-          namespace: t.Optional(t.String()),
+          limit: t.Optional(t.Integer({ minimum: 1, maximum: LIMITS.pageSize })),
+          namespace: t.Optional(ScopeField),
           memory_type: t.Optional(MemoryType),
           tags: t.Optional(Tags),
-          session_id: t.Optional(t.String()),
-          agent_id: t.Optional(t.String()),
-        }),
+          session_id: t.Optional(ScopeField),
+          agent_id: t.Optional(ScopeField),
+        })),
         response: { 200: t.Object({ memories: t.Array(SearchedMemory), total: t.Integer(), query: t.String() }) },
         detail: { summary: "Keyword search (BM25)", description: "Operators and quotes in the query are treated as text." },
       },
@@ -89,17 +88,17 @@ export const retrievalRoutes = (deps: AppDeps) =>
           return assembled;
         }),
       {
-        body: t.Object({
+        ...jsonBody(t.Object({
           query: t.Optional(t.String({ maxLength: LIMITS.recallQuery })),
-          namespace: t.Optional(t.String()),
-          session_id: t.Optional(t.String()),
-          agent_id: t.Optional(t.String()),
+          namespace: t.Optional(ScopeField),
+          session_id: t.Optional(ScopeField),
+          agent_id: t.Optional(ScopeField),
           max_memories: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
           max_tokens: t.Optional(t.Integer({ minimum: 100, maximum: 16000 })),
           format: t.Optional(t.Union([t.Literal("text"), t.Literal("structured")])),
           include_metadata: t.Optional(t.Boolean()),
           summarize: t.Optional(t.Boolean()),
-        }),
+        })),
         response: {
           200: t.Object({
             context: t.Union([t.String(), t.Object({ memories: t.Array(ContextItem) })]),

@@ -1,0 +1,158 @@
+import { t, type Static, type TSchema } from "elysia";
+import { Kind } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { DomainError, invalid } from "../domain/errors";
+import { LIMITS } from "../domain/memory";
+import { describeError, INTEGER_RANGE, validationFailure } from "./errors";
+
+/**
+ * The validation layer every route uses, besides its TypeBox schemas: the JSON body parser (size,
+ * media type, nesting and syntax checked before anything touches the value), strict query-string
+ * integers and tag lists, and guards for what Elysia's normalizer would otherwise coerce.
+ */
+
+/** Validates a value the framework could not (e.g. one item of a batch); 422 naming the field and rule. */
+export function checked<S extends TSchema>(schema: S, value: unknown, part = "item"): Static<S> {
+  const failures = [...Value.Errors(schema, value)].slice(0, 10).map((e) => describeError(part, e));
+  if (failures.length) throw validationFailure(failures);
+  return value as Static<S>;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const tooLarge = (bytes: number) =>
+  new DomainError(413, "payload_too_large", `request body is ${bytes} bytes; the limit is ${LIMITS.bodyBytes}`, { max_bytes: LIMITS.bodyBytes, actual_bytes: bytes });
+
+/** 413 before the body is read when its declared length is over the limit. */
+export function checkDeclaredLength(request: Request): void {
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (declared > LIMITS.bodyBytes) throw tooLarge(declared);
+}
+
+/** True when `[`/`{` nest deeper than `limit` anywhere outside strings: a linear scan, no recursion. */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > limit) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+const isJson = (contentType: string) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType);
+
+/**
+ * The one body parser (an `onParse` hook for every route): JSON only (415 otherwise), at most
+ * LIMITS.bodyBytes (413), nesting at most LIMITS.bodyDepth checked on the raw text (422, before
+ * JSON.parse or anything recursive sees it), valid JSON (400 INVALID_JSON), and an object at the
+ * root (422). Duplicate keys follow JSON.parse: the last one wins.
+ */
+export async function parseJsonBody({ request, contentType }: { request: Request; contentType: string }): Promise<Record<string, unknown> | undefined> {
+  const text = await request.text();
+  if (text.length === 0) return undefined;
+  if (!isJson(contentType)) {
+    throw new DomainError(415, "unsupported_media_type", `request bodies must be JSON (Content-Type: application/json), not ${JSON.stringify(contentType.slice(0, 100) || "none")}`);
+  }
+  if (text.length > LIMITS.bodyBytes / 3 && Buffer.byteLength(text) > LIMITS.bodyBytes) throw tooLarge(Buffer.byteLength(text));
+  if (nestsDeeperThan(text, LIMITS.bodyDepth)) {
+    throw invalid(`body: JSON nested deeper than ${LIMITS.bodyDepth} levels`, { field: "body", rule: "max_depth", max_depth: LIMITS.bodyDepth });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new DomainError(400, "invalid_json", `request body is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
+  }
+  if (!isPlainObject(value)) throw invalid("body: Expected object", { field: "body", rule: "type", expected: "object" });
+  return value;
+}
+
+/**
+ * A query-string integer, parsed strictly: decimal digits only (no sign, exponent, hex, fraction,
+ * spaces or leading zeros), then the range; 422 otherwise. Never a lossy Number("1e20").
+ */
+export const QueryInt = (name: string, minimum: number, maximum: number) =>
+  t
+    .Transform(t.String({ pattern: "^(0|[1-9][0-9]{0,15})$", title: name, description: `integer from ${minimum} to ${maximum}`, [INTEGER_RANGE]: { minimum, maximum } }))
+    .Decode((raw) => {
+      const value = Number(raw);
+      if (value < minimum || value > maximum) {
+        throw invalid(`query/${name}: must be an integer from ${minimum} to ${maximum}`, { field: `query/${name}`, rule: value < minimum ? "minimum" : "maximum", minimum, maximum, actual: value });
+      }
+      return value;
+    })
+    .Encode(String);
+
+/** `tags=a,b , c` → ["a","b","c"]: at most LIMITS.tags tags of at most LIMITS.tagChars characters. */
+export const TagsQuery = t
+  .Transform(t.String({ maxLength: LIMITS.tags * (LIMITS.tagChars + 2), description: `comma-separated, at most ${LIMITS.tags} tags` }))
+  .Decode((raw) => {
+    const tags = raw.split(",").map((s) => s.trim()).filter(Boolean);
+    if (tags.length > LIMITS.tags) throw invalid(`query/tags: at most ${LIMITS.tags} tags`, { field: "query/tags", rule: "max_items", max_items: LIMITS.tags, actual_items: tags.length });
+    const long = tags.find((tag) => tag.length > LIMITS.tagChars);
+    if (long) throw invalid(`query/tags: each tag at most ${LIMITS.tagChars} characters`, { field: "query/tags", rule: "max_length", max_length: LIMITS.tagChars, actual_length: long.length });
+    return tags;
+  })
+  .Encode((tags) => tags.join(","));
+
+/**
+ * A JSON body schema and its shape guard, for a route's options: `{ ...jsonBody(Schema), … }`.
+ * Elysia's normalizer (exact-mirror) rebuilds nested objects and arrays from the schema *before*
+ * validating them, so a string, number or array sent where an object belongs comes out as `{}` or
+ * `{"0":"a",…}` and passes, and a string where an array belongs becomes an array of characters.
+ * The guard (a `transform` hook, run before that) walks the body along the schema and answers
+ * 422 naming the first such field.
+ */
+export function jsonBody<S extends TSchema>(schema: S) {
+  return {
+    body: schema,
+    transform: ({ body }: { body: unknown }): void => {
+      const problem = shapeProblem(schema, body, "body");
+      if (problem) throw invalid(`${problem.field}: Expected ${problem.expected}`, { ...problem, rule: "type" });
+    },
+  };
+}
+
+function shapeProblem(schema: TSchema, value: unknown, field: string): { field: string; expected: string } | null {
+  if (value === undefined) return null;
+  switch (schema[Kind]) {
+    case "Object":
+      if (!isPlainObject(value)) return { field, expected: "object" };
+      for (const [key, child] of Object.entries(schema.properties as Record<string, TSchema>)) {
+        const problem = shapeProblem(child, value[key], `${field}/${key}`);
+        if (problem) return problem;
+      }
+      return null;
+    case "Record":
+      return isPlainObject(value) ? null : { field, expected: "object" };
+    case "Intersect":
+      for (const part of schema.allOf as TSchema[]) {
+        const problem = shapeProblem(part, value, field);
+        if (problem) return problem;
+      }
+      return null;
+    case "Array":
+      if (!Array.isArray(value)) return { field, expected: "array" };
+      for (const [i, item] of value.entries()) {
+        const problem = shapeProblem(schema.items as TSchema, item, `${field}/${i}`);
+        if (problem) return problem;
+      }
+      return null;
+    default:
+      return null;
+  }
+}
+
+const SANE_REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** The client's `x-request-id` when it is a sane token, else a new UUID. */
+export const requestIdOf = (request: Request) => {
+  const given = request.headers.get("x-request-id");
+  return given && SANE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
+};
