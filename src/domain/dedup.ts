@@ -1,5 +1,6 @@
 import { LIMITS, type Memory, type Metadata } from "./memory";
-import { bigramOverlap, cosine, words } from "./text";
+import { cosine } from "./text";
+import { sameFacts, sameSurface } from "./fact-signature";
 
 /** A candidate to store, after validation and embedding. */
 export interface Candidate {
@@ -9,29 +10,36 @@ export interface Candidate {
 }
 
 /**
- * Half the word pairs, and every word with a digit, must be shared on top of the cosine: embeddings that pool words ignore order,
- * so "User prefers tabs over spaces" and "User prefers spaces over tabs" have cosine 1. A missed
- * duplicate costs one extra memory; a wrong merge silently loses a fact, so the test errs strict.
+ * How many nearest existing memories a new one is checked against. Pooled embeddings give the
+ * same cosine to texts that differ only in word order or in one fact word, so the single nearest
+ * may be the near-miss ("… spaces over tabs") while the true duplicate ties with it just behind.
  */
-export const MIN_BIGRAM_OVERLAP = 0.5;
+export const DEDUP_NEIGHBOURS = 5;
 
-export function isNearDuplicate(a: string, b: string, similarity: number, threshold: number): boolean {
-  return similarity >= threshold && bigramOverlap(a, b) >= MIN_BIGRAM_OVERLAP && sameFigures(a, b);
+/**
+ * The exact-duplicate test: the same words and symbols, up to case, accents, spacing and
+ * punctuation. Callers look candidates up by content hash first (it is indexed), but the hash
+ * reads only letters and digits, so "C++" and "C#", or "$5" and "€5", share one: this tells them apart.
+ */
+export function isExactDuplicate(existing: string, incoming: string): boolean {
+  return sameSurface(existing, incoming);
 }
 
 /**
- * Words with a digit (versions, amounts, dates, ids, keys) carry the fact: "Postgres 15" is not
- * "Postgres 16", and an embedding model may not even know such tokens. They must match exactly.
+ * The near-duplicate test: embeddings close enough (cosine ≥ threshold) *and* the same fact
+ * signature (see fact-signature.ts). The cosine alone merges "… about zebras" with "… about
+ * giraffes", "Postgres 15" with "Postgres 16", "uses Vim" with "does not use Vim", or "tabs over
+ * spaces" with "spaces over tabs" (pooled word vectors ignore order). A missed duplicate costs one
+ * extra memory; a wrong merge silently loses a fact, so the test errs strict.
  */
-function sameFigures(a: string, b: string): boolean {
-  const figures = (text: string) => [...new Set(words(text).filter((w) => /\p{N}/u.test(w)))].sort().join(" ");
-  return figures(a) === figures(b);
+export function isNearDuplicate(existing: string, incoming: string, similarity: number, threshold: number): boolean {
+  return similarity >= threshold && sameFacts(existing, incoming);
 }
 
-/** Is `b` a duplicate of `a`? Same namespace, and the same normal form or near-duplicate text. */
+/** Is `b` a duplicate of `a`? Same namespace, and an exact or a near duplicate. */
 export function isDuplicate(a: Candidate, b: Candidate, threshold: number): boolean {
   if (a.memory.namespace !== b.memory.namespace) return false;
-  if (a.content_hash === b.content_hash) return true;
+  if (a.content_hash === b.content_hash && isExactDuplicate(a.memory.content, b.memory.content)) return true;
   return isNearDuplicate(a.memory.content, b.memory.content, cosine(a.embedding, b.embedding), threshold);
 }
 

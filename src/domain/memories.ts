@@ -2,7 +2,7 @@ import type { MemoryFilter, MemoryStore, Page } from "./store-port";
 import type { HistoryEntry } from "./history";
 import { checkExpiry, checkMetadata, newMemory, PatchFields, StoreFields, type Memory } from "./memory";
 import { immutableConflict, invalid, notFound } from "./errors";
-import { isDuplicate, isNearDuplicate, merge, type Candidate } from "./dedup";
+import { DEDUP_NEIGHBOURS, isDuplicate, isExactDuplicate, isNearDuplicate, merge, type Candidate } from "./dedup";
 import { contentHash } from "./text";
 import type { Clock, TextEmbedder } from "./ports";
 
@@ -79,9 +79,9 @@ export class Memories {
   private async findDuplicate(userId: string, candidate: Candidate, now: number): Promise<Memory | null> {
     const { namespace } = candidate.memory;
     const exact = await this.store.findByContentHash(userId, namespace, candidate.content_hash, now);
-    if (exact) return exact;
-    const [nearest] = await this.store.nearest(userId, candidate.embedding, { namespace }, 1, now);
-    return nearest && isNearDuplicate(nearest.memory.content, candidate.memory.content, nearest.similarity, this.dedupThreshold) ? nearest.memory : null;
+    if (exact && isExactDuplicate(exact.content, candidate.memory.content)) return exact;
+    const nearest = await this.store.nearest(userId, candidate.embedding, { namespace }, DEDUP_NEIGHBOURS, now);
+    return nearest.find((n) => isNearDuplicate(n.memory.content, candidate.memory.content, n.similarity, this.dedupThreshold))?.memory ?? null;
   }
 
   /** An active memory of this user, or 404: another user's memory is indistinguishable from a missing one. */

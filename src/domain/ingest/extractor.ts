@@ -1,5 +1,6 @@
 import { t, type Static } from "elysia";
 import { LIMITS, MemoryType } from "../memory.ts";
+import { surfaceKey } from "../fact-signature.ts";
 
 /**
  * The extraction contract shared by the offline and LLM extractors.
@@ -89,7 +90,11 @@ export function clampContent(content: string): string {
   return (space > LIMITS.content * 0.8 ? cut.slice(0, space) : cut).trim();
 }
 
-/** Key used to dedupe facts within one extraction: case, punctuation and spacing ignored. */
+/**
+ * Key used to dedupe facts within one extraction: case, accents, punctuation and spacing ignored,
+ * symbols kept ("uses C++" and "uses C#" are two facts). Near-duplicates are left to the store,
+ * which applies the one dedup rule (dedup.ts) within the batch and against existing memories.
+ */
 export function factKey(content: string): string {
-  return content.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  return surfaceKey(content);
 }
