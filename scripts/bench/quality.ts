@@ -1,222 +1,260 @@
 /**
- * Retrieval quality: the labelled targets of quality-set.ts mixed into synthetic distractors in one
- * wallet, one query per target. Prints recall@1/@5/@10 and MRR for
+ * Retrieval quality as agents meet it: memories stored over time, questions asked in sequence
+ * against the same store (so access counts build up as in real use), all over HTTP.
  *
- *  - vector-only: the engine's nearest neighbours by cosine (k = 100);
- *  - BM25-only:   the engine's keyword search (k = 100), terms as the domain extracts them;
- *  - hybrid:      the real `Recall.rank` (limit 10, so 40 candidates from each retriever).
+ *   bun scripts/bench/quality.ts [--datasets realmem,facts] [--scales 1k,10k] [--personas 10]
+ *                                [--engine sqlite|redis] [--seed 1]
  *
- *   bun scripts/bench/quality.ts [--distractors 2000] [--seed 1] [--engine sqlite|redis] [--misses]
+ * Data sets (one wallet per conversation):
+ *  - realmem: the public RealMem conversations (../shared/datasets/realmem, read in place). Every
+ *    dialogue turn is stored with the service clock at its session's date; each query turn is asked
+ *    before it is stored. Hit = a returned memory is an evidence turn (turn level) or any turn of
+ *    an evidence session (session level). At 10k, other personas' turns are stored first as
+ *    distractors until the wallet holds 10,000 memories.
+ *  - facts: the hand-written target facts of quality-set.ts (preferences, decisions, projects…)
+ *    among synthetic distractors on the same topics (synthetic.ts), then one query per target.
  *
- * Every memory is created "now" with importance 0.5 and no accesses, so recency, importance,
- * access and type decay are the same for all and the ranking is the text match alone.
- * --misses lists the queries whose target hybrid does not put in its top 5.
- *
- * A last table re-scores hybrid's own candidates with variants of the keyword normalization
- * (scoring.ts `keywordMatch`), everything else as in `score`; "current" must equal hybrid.
+ * Methods, each with limit 10: `/v1/recall` with access counting on (the real service), the same
+ * with access counting off (the store's recordAccess disabled: the counterfactual the feedback
+ * loop is measured against) and the free `/v1/search` (BM25). Each setting gets a fresh store.
+ * Prints recall@1/5/10 and MRR@10 per data set, scale and method.
  */
 import { parseArgs } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startEmbedder } from "../../src/embed/embedder.ts";
+import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
+import { loadConfig } from "../../src/config.ts";
+import { buildDeps } from "../../src/http/deps.ts";
+import { createApp } from "../../src/http/app.ts";
+import { startEmbedder, type Embedder } from "../../src/embed/embedder.ts";
 import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
-import { Recall } from "../../src/domain/recall.ts";
-import { keywordMatch, score } from "../../src/domain/scoring.ts";
-import { contentHash, cosine, queryTerms, termCoverage, words } from "../../src/domain/text.ts";
-import type { Memory, MemoryType } from "../../src/domain/memory.ts";
-import type { MemoryStore, StoredMemory } from "../../src/domain/store-port";
+import type { MemoryStore } from "../../src/domain/store-port.ts";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
-import { QUALITY_SET, type QueryKind } from "./quality-set.ts";
+import { LIMITS } from "../../src/domain/memory.ts";
+import { loadRealMem, type Persona } from "./realmem.ts";
+import { QUALITY_SET } from "./quality-set.ts";
 import { prng, syntheticMemory } from "./synthetic.ts";
+import { printTable } from "./bench-util.ts";
 
 const { values: args } = parseArgs({
   options: {
-    distractors: { type: "string", default: "2000" },
-    seed: { type: "string", default: "1" },
+    datasets: { type: "string", default: "realmem,facts" },
+    scales: { type: "string", default: "1k,10k" },
+    personas: { type: "string", default: "10" },
     engine: { type: "string", default: "sqlite" },
-    misses: { type: "boolean", default: false },
-    "cache-dir": { type: "string" },
+    seed: { type: "string", default: "1" },
   },
 });
-const cacheDir = resolve(args["cache-dir"] ?? process.env.MODEL_CACHE_DIR ?? join(import.meta.dir, "../../.cache/models"));
 const log = (m: string) => console.error(`[quality] ${m}`);
+const cacheDir = resolve(process.env.MODEL_CACHE_DIR ?? join(import.meta.dir, "../../.cache/models"));
+const LIMIT = 10;
 
-// Labels must match the actual overlap of query terms with the target's words.
-const labelProblems = QUALITY_SET.flatMap((c) => {
-  const present = new Set(words(c.content));
-  const shared = queryTerms(c.query).filter((t) => present.has(t));
-  const wrong = (c.kind === "semantic" && shared.length > 0) || (c.kind !== "semantic" && shared.length === 0);
-  return wrong ? [`${c.id} (${c.kind}): shares [${shared.join(", ")}]`] : [];
-});
-if (labelProblems.length) log(`label check: ${labelProblems.length} label(s) disagree with the term overlap:\n  ${labelProblems.join("\n  ")}`);
+type Method = "recall" | "recall, access off" | "search";
+const METHODS: Method[] = ["recall", "recall, access off", "search"];
 
-async function openStore(dir: string): Promise<MemoryStore> {
-  if (args.engine === "sqlite") return new SqliteStore(dir);
-  if (args.engine !== "redis") throw new Error("--engine must be sqlite or redis");
-  if (!process.env.REDIS_URL) throw new Error("--engine redis: set REDIS_URL to a Redis Stack server");
-  const modulePath: string = "../../src/store/redis/redis-store.ts";
-  const mod = (await import(modulePath)) as { RedisStore: { connect(url: string, o: { keyPrefix: string }): Promise<MemoryStore> } };
-  return mod.RedisStore.connect(process.env.REDIS_URL, { keyPrefix: `engram-quality-${Date.now()}:` });
-}
-
-await ensureGloveModel({ cacheDir });
-const embedder = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir });
-const dir = mkdtempSync(join(tmpdir(), "engram-quality-"));
-const store = await openStore(dir);
-await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
-const userId = crypto.randomUUID();
-const now = Date.now();
-const at = new Date(now).toISOString();
-
-function memory(content: string, memory_type: MemoryType): Memory {
+/** One in-process service on a loopback port with its own store and a clock the bench sets. */
+async function startService(embedder: Embedder, recordAccess: boolean) {
+  const dataDir = mkdtempSync(join(tmpdir(), "engram-quality-"));
+  const config = loadConfig({ DATA_DIR: dataDir, MODEL_CACHE_DIR: cacheDir, PORT: "0", HOST: "127.0.0.1", FREE_TIER_CALLS: "100000000" });
+  const store = await openEngine(dataDir);
+  await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
+  // The counterfactual: the same service whose recalls are never counted as accesses.
+  const served: MemoryStore = recordAccess ? store : new Proxy(store, { get: (s, p) => (p === "recordAccess" ? async () => {} : Reflect.get(s, p, s)) });
+  let clock = Date.now();
+  const app = createApp(buildDeps(config, served, embedder, () => clock)).listen({ port: 0, hostname: "127.0.0.1" });
   return {
-    id: crypto.randomUUID(), user_id: userId, namespace: "default", content, metadata: {}, importance: 0.5, memory_type,
-    session_id: null, agent_id: null, pinned: false, immutable: false, expires_at: null,
-    created_at: at, updated_at: at, accessed_at: at, access_count: 0, deleted_at: null,
+    url: `http://127.0.0.1:${app.server!.port}`,
+    setClock: (ms: number) => void (clock = Math.max(clock, ms)),
+    now: () => clock,
+    async stop() {
+      await app.stop();
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
+type Service = Awaited<ReturnType<typeof startService>>;
 
-const rng = prng(Number(args.seed));
-const distractors = Array.from({ length: Number(args.distractors) }, () => {
-  const s = syntheticMemory(rng);
-  return memory(s.content, s.memory_type);
-});
-const targets = QUALITY_SET.map((c) => memory(c.content, c.memory_type));
-const targetOf = new Map(QUALITY_SET.map((c, i) => [c.id, targets[i]!.id]));
-// targets interleaved at fixed pseudo-random places, so insertion order says nothing
-const all = [...distractors];
-for (const t of targets) all.splice(Math.floor(rng() * (all.length + 1)), 0, t);
-for (let i = 0; i < all.length; i += 64) {
-  const batch = all.slice(i, i + 64);
-  const { vectors } = await embedder.embed(batch.map((m) => m.content));
-  await store.insertMemories(batch.map((m, j): StoredMemory => ({ memory: m, embedding: vectors[j]!, content_hash: contentHash(m.content) })));
+async function openEngine(dir: string): Promise<MemoryStore> {
+  if (args.engine === "sqlite") return new SqliteStore(dir);
+  if (args.engine !== "redis") throw new Error("--engine must be sqlite or redis");
+  if (!process.env.REDIS_URL) throw new Error("--engine redis: set REDIS_URL to a Redis Stack / Redis 8 server");
+  const { RedisStore } = await import("../../src/store/redis/redis-store.ts");
+  return RedisStore.connect(process.env.REDIS_URL, { keyPrefix: `engram-quality-${crypto.randomUUID()}:` });
 }
-log(`stored ${targets.length} targets + ${distractors.length} distractors`);
 
-const recall = new Recall(store, embedder, () => now);
-type Method = "vector" | "bm25" | "hybrid";
-const METHODS: Method[] = ["vector", "bm25", "hybrid"];
-/** 1-based rank of the target per method and query (0 = not returned). */
-const ranks: Record<Method, number[]> = { vector: [], bm25: [], hybrid: [] };
+/** A wallet talking to one service, signing `service-auth:{ts}` at the service's clock (one signature per clock second). */
+class Wallet {
+  private readonly account = privateKeyToAccount(generatePrivateKey());
+  private header: { ts: number; value: string } | null = null;
+  constructor(private readonly service: Service) {}
 
-/** Keyword-normalization variants: (bm25, best bm25 of the query, term coverage, IDF-weighted coverage) → 0..1, optionally with the cosine rescaled too. */
-type Rescale = (cos: number, min: number, max: number) => number;
-const minMax: Rescale = (cos, min, max) => (max > min ? (cos - min) / (max - min) : cos);
-const VARIANTS: [string, (bm25: number, best: number, coverage: number, idfCoverage: number) => number, Rescale?][] = [
-  ["current: min(1, bm25/best) × coverage", (b, best, cov) => keywordMatch(b, best, cov)],
-  ["min(1, bm25/best) × coverage²", (b, best, cov) => keywordMatch(b, best, cov) * cov],
-  ["min(1, bm25/best) × IDF-weighted coverage", (b, best, _cov, idf) => keywordMatch(b, best, idf)],
-  ["IDF-weighted coverage alone", (b, _best, _cov, idf) => (b > 0 ? idf : 0)],
-  ["min(1, bm25/best) × IDF-weighted coverage²", (b, best, _cov, idf) => keywordMatch(b, best, idf) * idf],
-  ["current keyword, cosine min-max scaled over the candidates", (b, best, cov) => keywordMatch(b, best, cov), minMax],
-  ["IDF-weighted coverage, cosine min-max scaled", (b, _best, _cov, idf) => (b > 0 ? idf : 0), minMax],
-];
-const variantRanks: number[][] = VARIANTS.map(() => []);
-const totalMemories = distractors.length + targets.length;
-const idfCache = new Map<string, number>();
-async function idf(term: string): Promise<number> {
-  let value = idfCache.get(term);
-  if (value === undefined) {
-    const df = await store.countText(userId, [term], {}, now);
-    value = Math.log(1 + (totalMemories - df + 0.5) / (df + 0.5));
-    idfCache.set(term, value);
+  async post(path: string, body: unknown): Promise<any> {
+    const ts = Math.floor(this.service.now() / 1000);
+    if (this.header?.ts !== ts) {
+      const signature = await this.account.signMessage({ message: `service-auth:${ts}` });
+      this.header = { ts, value: `${this.account.address}:${ts}:${signature}` };
+    }
+    const res = await fetch(this.service.url + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-wallet-auth": this.header.value },
+      body: JSON.stringify(body),
+    });
+    const answer = await res.json();
+    if (!res.ok) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
+    return answer;
   }
-  return value;
-}
 
-/** Recall.rank's candidates and signals, re-scored with each keyword variant. */
-async function rescoreVariants(query: string, qv: Float32Array, target: string): Promise<void> {
-  const terms = queryTerms(query);
-  const k = 40;
-  const [near, text] = await Promise.all([store.nearest(userId, qv, {}, k, now), store.searchText(userId, terms, {}, k, now)]);
-  const cosines = new Map(near.map((h) => [h.memory.id, h.similarity]));
-  const candidates = new Map<string, Memory>([...near, ...text].map((h) => [h.memory.id, h.memory]));
-  const textOnly = text.map((h) => h.memory.id).filter((id) => !cosines.has(id));
-  for (const [id, vector] of await store.embeddings(userId, textOnly)) cosines.set(id, cosine(qv, vector));
-  const bm25 = new Map(text.map((h) => [h.memory.id, h.bm25]));
-  const best = Math.max(0, ...bm25.values());
-  const weights = await Promise.all(terms.map(idf));
-  const weightSum = weights.reduce((a, b) => a + b, 0);
-  const cosValues = [...candidates.keys()].map((id) => cosines.get(id) ?? 0);
-  const [minCos, maxCos] = [Math.min(...cosValues), Math.max(...cosValues)];
-  for (const [v, [, keyword, rescale]] of VARIANTS.entries()) {
-    const ranked = [...candidates.values()]
-      .map((memory) => {
-        const present = new Set(words(memory.content));
-        const idfCoverage = weightSum > 0 ? terms.reduce((sum, t, i) => sum + (present.has(t) ? weights[i]! : 0), 0) / weightSum : 0;
-        const kw = keyword(bm25.get(memory.id) ?? 0, best, termCoverage(terms, memory.content), idfCoverage);
-        const cos = cosines.get(memory.id) ?? 0;
-        return { memory, similarity: score({ memory, cosine: rescale ? rescale(cos, minCos, maxCos) : cos, keyword: kw, relationCount: 0 }, now).similarity };
-      })
-      .sort((a, b) => b.similarity - a.similarity || a.memory.id.localeCompare(b.memory.id));
-    variantRanks[v]!.push(ranked.findIndex((r) => r.memory.id === target) + 1);
+  /** Stores contents (batches of the spec's maximum); returns the id each content ended up under. */
+  async store(items: { content: string; session_id?: string; metadata?: Record<string, string> }[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < items.length; i += LIMITS.batch) {
+      const answer = await this.post("/v1/store/batch", { memories: items.slice(i, i + LIMITS.batch) });
+      ids.push(...(answer.ids as string[]));
+    }
+    return ids;
+  }
+
+  async ask(method: Method, query: string): Promise<string[]> {
+    const answer = method === "search"
+      ? await this.post("/v1/search", { query: query.slice(0, LIMITS.searchQuery), limit: LIMIT })
+      : await this.post("/v1/recall", { query, limit: LIMIT });
+    return (answer.memories as { id: string }[]).map((m) => m.id);
   }
 }
-const misses: string[] = [];
-for (const c of QUALITY_SET) {
-  const target = targetOf.get(c.id)!;
-  const { vectors } = await embedder.embed([c.query]);
-  const qv = vectors[0]!;
-  const near = await store.nearest(userId, qv, {}, 100, now);
-  const text = await store.searchText(userId, queryTerms(c.query), {}, 100, now);
-  const hybrid = await recall.rank(userId, { query: c.query, limit: 10, filter: {} }, qv, now);
-  const rankOf = (ids: string[]) => ids.indexOf(target) + 1;
-  ranks.vector.push(rankOf(near.map((h) => h.memory.id)));
-  ranks.bm25.push(rankOf(text.map((h) => h.memory.id)));
-  const r = rankOf(hybrid.map((h) => h.memory.id));
-  ranks.hybrid.push(r);
-  await rescoreVariants(c.query, qv, target);
-  if (args.misses && (r === 0 || r > 5)) {
-    const top = hybrid[0];
-    misses.push(`${c.id} [${c.kind}] "${c.query}" → rank ${r || "none"} (vector ${ranks.vector.at(-1) || "-"}, bm25 ${ranks.bm25.at(-1) || "-"}); top: "${top?.memory.content}"`);
+
+/** 1-based rank of the first relevant result, 0 when none of the top LIMIT is relevant. */
+const firstHit = (ids: string[], relevant: (id: string) => boolean) => ids.findIndex(relevant) + 1;
+
+function metrics(ranks: number[]) {
+  const at = (k: number) => ranks.filter((r) => r > 0 && r <= k).length / Math.max(1, ranks.length);
+  const mrr = ranks.reduce((sum, r) => sum + (r > 0 ? 1 / r : 0), 0) / Math.max(1, ranks.length);
+  return { r1: at(1), r5: at(5), r10: at(10), mrr, n: ranks.length };
+}
+
+interface Row {
+  dataset: string;
+  scale: string;
+  level: string;
+  method: Method;
+  ranks: number[];
+}
+const rows: Row[] = [];
+
+// ---------------------------------------------------------------------------------------------------
+// realmem
+
+/** Runs one persona through one service: distractors first, then its turns and queries in order. */
+async function runPersona(service: Service, persona: Persona, distractors: string[], methods: Method[], out: Map<string, number[]>): Promise<void> {
+  const wallet = new Wallet(service);
+  const turnsOf = new Map<string, string[]>(); // memory id → turn keys
+  const sessionsOf = new Map<string, Set<string>>(); // memory id → sessions
+  const first = persona.events[0]!;
+  service.setClock(first.at);
+  await wallet.store(distractors.map((content) => ({ content })));
+  let pending: { content: string; session_id: string; key: string; session: string }[] = [];
+  const flush = async () => {
+    const ids = await wallet.store(pending.map(({ content, session_id }) => ({ content, session_id })));
+    ids.forEach((id, i) => {
+      turnsOf.set(id, [...(turnsOf.get(id) ?? []), pending[i]!.key]);
+      sessionsOf.set(id, (sessionsOf.get(id) ?? new Set()).add(pending[i]!.session));
+    });
+    pending = [];
+  };
+  for (const event of persona.events) {
+    service.setClock(event.at);
+    if (event.kind === "turn") {
+      for (const content of event.chunks) pending.push({ content, session_id: event.session, key: event.key, session: event.session });
+      continue;
+    }
+    await flush();
+    for (const method of methods) {
+      const ids = await wallet.ask(method, event.text);
+      if (event.evidenceTurns.size > 0) {
+        push(out, `turn|${method}`, firstHit(ids, (id) => (turnsOf.get(id) ?? []).some((k) => event.evidenceTurns.has(k))));
+      }
+      push(out, `session|${method}`, firstHit(ids, (id) => [...(sessionsOf.get(id) ?? [])].some((s) => event.evidenceSessions.has(s))));
+    }
+  }
+}
+
+const push = (m: Map<string, number[]>, key: string, value: number) => void m.set(key, [...(m.get(key) ?? []), value]);
+
+async function runRealMem(embedder: Embedder, scale: number, label: string): Promise<void> {
+  const personas = loadRealMem(LIMITS.content).slice(0, Number(args.personas));
+  // Each service setting gets its own store: access counts must not leak between settings.
+  for (const [recordAccess, methods] of [[true, ["recall"]], [false, ["recall, access off", "search"]]] as const) {
+    const service = await startService(embedder, recordAccess);
+    const out = new Map<string, number[]>();
+    for (const [p, persona] of personas.entries()) {
+      const own = persona.events.reduce((n, e) => n + (e.kind === "turn" ? e.chunks.length : 0), 0);
+      const distractors = personas
+        .filter((q) => q !== persona)
+        .flatMap((q) => q.events.flatMap((e) => (e.kind === "turn" ? e.chunks : [])))
+        .slice(0, Math.max(0, scale - own));
+      const started = performance.now();
+      await runPersona(service, persona, distractors, [...methods], out);
+      log(`realmem ${label} [${methods.join(" + ")}] ${p + 1}/${personas.length} ${persona.name}: ${own} turns + ${distractors.length} distractors, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
+    await service.stop();
+    for (const method of methods) {
+      for (const level of ["turn", "session"]) rows.push({ dataset: "realmem", scale: label, level, method, ranks: out.get(`${level}|${method}`) ?? [] });
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// facts
+
+async function runFacts(embedder: Embedder, scale: number, label: string): Promise<void> {
+  for (const [recordAccess, methods] of [[true, ["recall"]], [false, ["recall, access off", "search"]]] as const) {
+    const service = await startService(embedder, recordAccess);
+    const wallet = new Wallet(service);
+    const rng = prng(Number(args.seed));
+    const distractors = Array.from({ length: Math.max(0, scale - QUALITY_SET.length) }, () => syntheticMemory(rng).content);
+    // targets at pseudo-random places, so insertion order says nothing
+    const contents = [...distractors];
+    const at = QUALITY_SET.map((c) => {
+      const i = Math.floor(rng() * (contents.length + 1));
+      contents.splice(i, 0, c.content);
+      return c.content;
+    });
+    const ids = await wallet.store(contents.map((content) => ({ content })));
+    const idOf = new Map(contents.map((c, i) => [c, ids[i]!]));
+    const out = new Map<string, number[]>();
+    for (const [i, c] of QUALITY_SET.entries()) {
+      const target = idOf.get(at[i]!)!;
+      for (const method of methods) push(out, method, firstHit(await wallet.ask(method, c.query), (id) => id === target));
+    }
+    log(`facts ${label} [${methods.join(" + ")}]: ${QUALITY_SET.length} queries over ${contents.length} memories`);
+    await service.stop();
+    for (const method of methods) rows.push({ dataset: "facts", scale: label, level: "fact", method, ranks: out.get(method) ?? [] });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+await ensureGloveModel({ cacheDir });
+const embedder = await startEmbedder({ model: process.env.EMBEDDING_MODEL ?? GLOVE_MODEL_ID, cacheDir });
+const scales = args.scales.split(",").map((s) => ({ label: s, size: Number(s.replace(/k$/i, "000")) }));
+const started = performance.now();
+for (const dataset of args.datasets.split(",")) {
+  for (const { label, size } of scales) {
+    if (dataset === "realmem") await runRealMem(embedder, size, label);
+    else if (dataset === "facts") await runFacts(embedder, size, label);
+    else throw new Error(`unknown data set "${dataset}": use realmem and/or facts`);
   }
 }
 await embedder.close();
-await store.close();
-rmSync(dir, { recursive: true, force: true });
 
-function metrics(rs: number[]) {
-  const at = (k: number) => rs.filter((r) => r > 0 && r <= k).length / rs.length;
-  const mrr = rs.reduce((sum, r) => sum + (r > 0 ? 1 / r : 0), 0) / rs.length;
-  return { r1: at(1), r5: at(5), r10: at(10), mrr };
-}
 const pct = (x: number) => (x * 100).toFixed(1);
-const lines: string[] = [];
-const out = (line: string) => void lines.push(line);
-out(`## retrieval quality: ${args.engine}, ${GLOVE_MODEL_ID}, ${QUALITY_SET.length} queries, ${targets.length} targets in ${all.length} memories (seed ${args.seed})`);
-out("");
-out("| method | recall@1 | recall@5 | recall@10 | MRR |");
-out("|---|---|---|---|---|");
-for (const m of METHODS) {
-  const s = metrics(ranks[m]);
-  out(`| ${m === "vector" ? "vector-only (cosine)" : m === "bm25" ? "BM25-only" : "hybrid (Recall.rank)"} | ${pct(s.r1)}% | ${pct(s.r5)}% | ${pct(s.r10)}% | ${s.mrr.toFixed(3)} |`);
-}
-out("");
-out("By query kind (recall@5 / MRR):");
-out("");
-out("| kind | queries | vector-only | BM25-only | hybrid |");
-out("|---|---|---|---|---|");
-for (const kind of ["overlap", "semantic", "keyword"] as QueryKind[]) {
-  const idx = QUALITY_SET.flatMap((c, i) => (c.kind === kind ? [i] : []));
-  const cell = (m: Method) => {
-    const s = metrics(idx.map((i) => ranks[m][i]!));
-    return `${pct(s.r5)}% / ${s.mrr.toFixed(3)}`;
-  };
-  out(`| ${kind} | ${idx.length} | ${cell("vector")} | ${cell("bm25")} | ${cell("hybrid")} |`);
-}
-out("");
-out("Keyword-normalization variants, re-scoring hybrid's candidates (recall@1 / @5 / @10, MRR; semantic-only recall@5; keyword-only recall@5):");
-out("");
-out("| keyword signal | recall@1 | recall@5 | recall@10 | MRR | semantic r@5 | overlap r@5 | keyword r@5 |");
-out("|---|---|---|---|---|---|---|---|");
-for (const [v, [label]] of VARIANTS.entries()) {
-  const rs = variantRanks[v]!;
-  const s = metrics(rs);
-  const kind = (k: QueryKind) => pct(metrics(QUALITY_SET.flatMap((c, i) => (c.kind === k ? [rs[i]!] : []))).r5);
-  out(`| ${label} | ${pct(s.r1)}% | ${pct(s.r5)}% | ${pct(s.r10)}% | ${s.mrr.toFixed(3)} | ${kind("semantic")}% | ${kind("overlap")}% | ${kind("keyword")}% |`);
-}
-if (labelProblems.length) out(`\n(${labelProblems.length} label(s) disagree with the term overlap; see stderr)`);
-if (misses.length) out(`\nHybrid misses (not in top 5):\n\n${misses.map((m) => `- ${m}`).join("\n")}`);
-console.log(lines.join("\n"));
+console.log(`## retrieval quality: ${args.engine} engine, model ${embedder.modelId}, limit ${LIMIT}, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+printTable(
+  ["data set", "memories/wallet", "hit level", "method", "queries", "R@1", "R@5", "R@10", "MRR@10"],
+  rows.map((r) => {
+    const m = metrics(r.ranks);
+    return [r.dataset, r.scale, r.level, r.method, String(m.n), pct(m.r1), pct(m.r5), pct(m.r10), m.mrr.toFixed(3)];
+  }),
+);
 process.exit(0);

@@ -72,7 +72,7 @@ export class ContextAssembler {
       return results.map((r) => r.memory);
     }
     const recent = await this.store.listMemories(userId, request.filter, { limit: RECENT_CANDIDATES, offset: 0 }, now);
-    const scored = recent.memories.map((memory) => ({ memory, s: score({ memory, cosine: 0, keyword: 0, relationCount: 0 }, now).similarity }));
+    const scored = recent.memories.map((memory) => ({ memory, s: score({ memory, vector: 0, keyword: 0, relevance: 1, relationCount: 0 }, now).similarity }));
     return scored.sort((a, b) => b.s - a.s).map((x) => x.memory);
   }
 

@@ -2,8 +2,8 @@ import type { MemoryFilter, MemoryStore } from "./store-port";
 import type { Memory } from "./memory";
 import type { Relation } from "./relation";
 import type { Clock, TextEmbedder } from "./ports";
-import { keywordMatch, score, type Signals } from "./scoring";
-import { cosine, queryTerms, termCoverage } from "./text";
+import { cosineBackground, keywordMatch, queryMatch, relativeRelevance, score, vectorSimilarity, type Signals } from "./scoring";
+import { cosine, queryTerms } from "./text";
 
 export interface RecallRequest {
   query: string;
@@ -64,12 +64,18 @@ export class Recall {
     const textOnly = textHits.map((h) => h.memory.id).filter((id) => !cosines.has(id));
     for (const [id, vector] of await this.store.embeddings(userId, textOnly)) cosines.set(id, cosine(queryVector, vector));
     const bm25 = new Map(textHits.map((h) => [h.memory.id, h.bm25]));
-    const best = Math.max(0, ...bm25.values());
+    const bestBm25 = Math.max(0, ...bm25.values());
+    const background = cosineBackground(near.map((h) => h.similarity), k);
     const relationCounts = await this.store.relationCounts(userId, [...candidates.keys()], now);
-    return [...candidates.values()]
-      .map((memory) => {
-        const keyword = keywordMatch(bm25.get(memory.id) ?? 0, best, termCoverage(terms, memory.content));
-        const evidence = { memory, cosine: cosines.get(memory.id) ?? 0, keyword, relationCount: relationCounts.get(memory.id) ?? 0 };
+    const matched = [...candidates.values()].map((memory) => {
+      const vector = vectorSimilarity(cosines.get(memory.id) ?? 0, background);
+      const keyword = keywordMatch(bm25.get(memory.id) ?? 0, bestBm25);
+      return { memory, vector, keyword, match: queryMatch(vector, keyword) };
+    });
+    const bestMatch = Math.max(0, ...matched.map((m) => m.match));
+    return matched
+      .map(({ memory, vector, keyword, match }) => {
+        const evidence = { memory, vector, keyword, relevance: relativeRelevance(match, bestMatch), relationCount: relationCounts.get(memory.id) ?? 0 };
         return { memory, ...score(evidence, now) };
       })
       .sort((a, b) => b.similarity - a.similarity || a.memory.id.localeCompare(b.memory.id));

@@ -14,47 +14,99 @@ export const Signals = t.Object({
 });
 export type Signals = Static<typeof Signals>;
 
-/** The raw evidence about one candidate, as gathered from the engine. */
+/** What is known about one candidate, its text signals already normalized to 0..1 for this query. */
 export interface Evidence {
   memory: Pick<Memory, "created_at" | "memory_type" | "pinned" | "importance" | "access_count">;
-  /** cosine similarity with the query, -1..1 */
-  cosine: number;
+  /** calibrated vector similarity, 0..1 (see vectorSimilarity) */
+  vector: number;
   /** normalized keyword match, 0..1 (see keywordMatch) */
   keyword: number;
+  /** this candidate's query relevance relative to the best candidate's, 0..1 (see relativeRelevance); 1 without a query */
+  relevance: number;
   relationCount: number;
 }
 
 /**
- * BM25 normalized to 0..1: the score relative to the best hit of the same query, times the share of
- * query terms the memory contains. The ratio makes engines' BM25 scales comparable; the coverage
- * factor keeps a memory that shares one word of a long query from scoring like a full match.
+ * Cosine mapped to 0..1 against the query's background: `background` is the median cosine of the
+ * query's vector neighbours in this wallet (cosineBackground). Pooled word embeddings are
+ * anisotropic (any two sentences have a cosine around 0.5–0.7), so raw cosine gives every candidate
+ * most of the vector weight; measured against the neighbourhood, only memories closer than a
+ * typical neighbour get vector credit, whatever the model, the wallet's size or its topic mix.
  */
-export function keywordMatch(bm25: number, bestBm25: number, coverage: number): number {
+export function vectorSimilarity(cosine: number, background: number): number {
+  const floor = Math.min(Math.max(background, 0), 0.99);
+  return Math.min(1, Math.max(0, (cosine - floor) / (1 - floor)));
+}
+
+/**
+ * The background for vectorSimilarity: the median of the `k` neighbours asked for, a neighbour the
+ * wallet does not have counting as cosine 0. A small wallet (fewer than k/2 memories) thus gets
+ * background 0, i.e. plain cosine, and the background rises smoothly as the wallet fills up.
+ */
+export function cosineBackground(neighbourCosines: number[], k: number): number {
+  const n = Math.max(k, neighbourCosines.length);
+  if (n === 0) return 0;
+  const sorted = [...neighbourCosines].sort((a, b) => b - a); // best first; missing ones are 0s at the end
+  return Math.max(0, sorted[Math.floor(n / 2)] ?? 0);
+}
+
+/**
+ * BM25 normalized to 0..1: the score relative to the best hit of the same query. The ratio makes
+ * engines' BM25 scales comparable. (An earlier version also multiplied by the share of query terms
+ * present; measured on both quality sets, it ranked worse: BM25's IDF already weighs the terms.)
+ */
+export function keywordMatch(bm25: number, bestBm25: number): number {
   if (bm25 <= 0 || bestBm25 <= 0) return 0;
-  return Math.min(1, bm25 / bestBm25) * coverage;
+  return Math.min(1, bm25 / bestBm25);
 }
 
 export const recency = (age: number) => Math.exp(-age / 30);
 export const accessBoost = (accessCount: number) => Math.min(1 + accessCount * 0.1, 2);
 
-/** Importance lifted toward 1 by query relevance: up to halfway from the base when the memory matches fully. */
-export function contextImportance(importance: number, relevance: number): number {
-  return importance + (1 - importance) * 0.5 * relevance;
+/** hybrid weights: 0.55/0.25/0.20, or 0.45/0.35/0.20 once the keyword match exceeds 0.3. */
+function weights(keyword: number): [vector: number, keyword: number] {
+  return keyword > 0.3 ? [0.45, 0.35] : [0.55, 0.25];
 }
 
-/** hybrid: 0.55/0.25/0.20, or 0.45/0.35/0.20 once the keyword match exceeds 0.3. */
 export function hybrid(vector: number, keyword: number, recencyValue: number): number {
-  const [wv, wk] = keyword > 0.3 ? [0.45, 0.35] : [0.55, 0.25];
+  const [wv, wk] = weights(keyword);
   return vector * wv + keyword * wk + recencyValue * 0.2;
+}
+
+/** The query-dependent part of hybrid (its vector and keyword terms): how well a memory answers the query. */
+export function queryMatch(vector: number, keyword: number): number {
+  const [wv, wk] = weights(keyword);
+  return vector * wv + keyword * wk;
+}
+
+/** A candidate's query match relative to the best candidate's (0..1). */
+export function relativeRelevance(match: number, bestMatch: number): number {
+  return bestMatch > 0 ? Math.min(1, match / bestMatch) : 1;
+}
+
+/**
+ * How steeply context_importance falls with relative relevance. The multipliers that do not depend on
+ * the query (access_boost up to 2, recency, type decay, importance) can then only reorder memories of
+ * similar relevance: at exponent 4, a memory needs at least 2^(-1/4) ≈ 84% of another's relevance
+ * for a 2× boost to lift it above. Without this, every recall's access counts lifted its results in
+ * later, unrelated queries (a feedback loop that ranked recall below plain keyword search).
+ */
+export const RELEVANCE_EXPONENT = 4;
+
+/**
+ * Importance lifted by query relevance: up to halfway from the base toward 1 when the memory matches
+ * fully, then scaled by the relative relevance to the power RELEVANCE_EXPONENT.
+ */
+export function contextImportance(importance: number, match: number, relevance: number): number {
+  return (importance + (1 - importance) * 0.5 * match) * relevance ** RELEVANCE_EXPONENT;
 }
 
 /** The spec's recall score: hybrid × context_importance × access_boost × type_decay. */
 export function score(evidence: Evidence, now: number): { similarity: number; signals: Signals } {
-  const { memory, keyword, relationCount } = evidence;
-  const vector = Math.min(1, Math.max(0, evidence.cosine));
+  const { memory, vector, keyword, relevance, relationCount } = evidence;
   const recencyValue = recency(ageDays(memory, now));
   const decay = typeDecay(memory, relationCount, now);
-  const context = contextImportance(memory.importance, Math.max(vector, keyword));
+  const context = contextImportance(memory.importance, Math.max(vector, keyword), relevance);
   const similarity = hybrid(vector, keyword, recencyValue) * context * accessBoost(memory.access_count) * decay;
   return {
     similarity,

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import stemWord from "wink-porter2-stemmer";
 
 /** Lower-cased, accent-free, whitespace-collapsed: two contents with the same normal form are the same memory. */
 export function normalizeText(text: string): string {
@@ -20,20 +21,46 @@ export function words(text: string): string[] {
   return normalizeText(text).match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
+/**
+ * A word's Porter2 stem ("prefers", "preferred" → "prefer"), so a query finds a memory that says
+ * the same word in another inflection. Words with a digit (versions, ids, amounts) stay as they are.
+ * Memoized: a store's vocabulary is small next to its token count.
+ */
+const stems = new Map<string, string>();
+const MAX_MEMOIZED_STEMS = 200_000;
+export function stem(word: string): string {
+  let s = stems.get(word);
+  if (s === undefined) {
+    s = /\p{N}/u.test(word) ? word : stemWord(word);
+    if (stems.size >= MAX_MEMOIZED_STEMS) stems.clear();
+    stems.set(word, s);
+  }
+  return s;
+}
+
+/**
+ * The tokens a full-text engine indexes for a content: its words, stemmed, in order and with
+ * repeats (term frequency counts). Every engine indexes exactly these, so BM25 sees the same
+ * tokens on each; query terms (below) are stemmed the same way.
+ */
+export function indexTerms(text: string): string[] {
+  return words(text).map(stem);
+}
+
 const STOPWORDS = new Set(
   ("a an and are as at be but by did do does for from had has have how i if in into is it its me my of on or our so than that the " +
     "their them then there these they this to was we were what when where which who whom why will with you your").split(" "),
 );
 
 /**
- * The distinct words of a query worth matching. Stopwords and single letters are dropped so
+ * The distinct stemmed words of a query worth matching. Stopwords and single letters are dropped so
  * "what is the user's…" does not match every memory, unless the query has nothing else.
  */
 export function queryTerms(query: string): string[] {
   const all = [...new Set(words(query))];
   // Single letters ("s" of "user's", "t" of "don't") match nearly everything; digits carry meaning.
   const content = all.filter((w) => !STOPWORDS.has(w) && (w.length > 1 || /\p{N}/u.test(w)));
-  return content.length > 0 ? content : all;
+  return [...new Set((content.length > 0 ? content : all).map(stem))];
 }
 
 /** Jaccard overlap of the two texts' adjacent word pairs (0..1): sensitive to word order, unlike a bag of words. */
@@ -50,10 +77,10 @@ export function bigramOverlap(a: string, b: string): number {
   return shared / (pa.size + pb.size - shared);
 }
 
-/** Share of the query terms present in a text (0..1). */
+/** Share of the (stemmed) query terms present in a text (0..1). */
 export function termCoverage(terms: string[], text: string): number {
   if (terms.length === 0) return 0;
-  const present = new Set(words(text));
+  const present = new Set(indexTerms(text));
   return terms.filter((t) => present.has(t)).length / terms.length;
 }
 

@@ -191,7 +191,16 @@ describeEngines("retrieval", (engine) => {
       for (const query of ["PostgreSQL database backups", "deploy rollback", "Carol TypeScript strict mode", "team breakfast", "which database does billing use"]) {
         const res = await client.post("/v1/recall", { query, limit: 7 });
         expect(res.status).toBe(200);
-        seen.push(...(res.body.memories as Recalled[]));
+        const memories = res.body.memories as Recalled[];
+        seen.push(...memories);
+        // context_importance lifts the best-matching memory's importance and scales the others by relative relevance
+        const match = (m: Recalled) => m._signals.vector! * (m._signals.keyword! > 0.3 ? 0.45 : 0.55) + m._signals.keyword! * (m._signals.keyword! > 0.3 ? 0.35 : 0.25);
+        const best = memories.reduce((a, b) => (match(b) > match(a) ? b : a));
+        expect(best._signals.context_importance).toBeGreaterThanOrEqual(best.importance);
+        for (const m of memories) {
+          const lift = m.importance + (1 - m.importance) * 0.5 * Math.max(m._signals.vector!, m._signals.keyword!);
+          expect(m._signals.context_importance).toBeCloseTo(lift * Math.pow(match(m) / match(best), 4), 10);
+        }
       }
       // both weightings and access boosts above 1 are exercised
       expect(seen.some((m) => m._signals.keyword! > 0.3)).toBe(true);
@@ -205,7 +214,7 @@ describeEngines("retrieval", (engine) => {
           expect(s[unit]).toBeLessThanOrEqual(1);
         }
         expect(s.base_importance).toBe(m.importance);
-        expect(s.context_importance).toBeGreaterThanOrEqual(m.importance);
+        expect(s.context_importance).toBeGreaterThanOrEqual(0);
         expect(s.context_importance).toBeLessThanOrEqual(1);
         const ageDays = (service.now() - Date.parse(m.created_at)) / DAY;
         expect(ageDays).toBeGreaterThan(9.99);
@@ -284,6 +293,25 @@ describeEngines("retrieval", (engine) => {
       const again = await other.post("/v1/recall", { query: "Snowflake data warehouse Airflow", limit: 1 });
       expect(again.body.memories[0].access_count).toBe(1);
       expect((await other.get(`/v1/memories/${a}`)).body.access_count).toBe(2);
+    });
+
+    test("access counts from earlier recalls never lift a memory that matches the query less above one that matches it", async () => {
+      const other = new Client(service);
+      const generic = await storeOne(other, { content: "Topics the user mentioned in passing today: the deploy, invoices, a dog, the project plan." });
+      const facts = [
+        ["The deploy pipeline runs on GitHub Actions with a manual approval step.", "deploy pipeline approval step"],
+        ["Invoices are generated on the first business day of each month.", "when are invoices generated each month"],
+        ["The user's dog is a border collie named Pixel.", "dog breed border collie"],
+      ] as const;
+      const factIds = [];
+      for (const [content] of facts) factIds.push(await storeOne(other, { content }));
+      // The generic memory is returned (and counted) by many earlier, loosely related recalls: access_count 20, boost 2.
+      for (let i = 0; i < 20; i++) await other.post("/v1/recall", { query: "topics the user mentioned today", limit: 1 });
+      expect((await other.get(`/v1/memories/${generic}`)).body.access_count).toBe(20);
+      for (const [i, [, query]] of facts.entries()) {
+        const res = await other.post("/v1/recall", { query, limit: 4 });
+        expect(ids(res)[0]).toBe(factIds[i]!);
+      }
     });
 
     test("min_similarity keeps only results at or above it", async () => {

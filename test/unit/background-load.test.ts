@@ -20,6 +20,7 @@ import { keywordIndexCounters } from "../../src/store/sqlite/keyword-index";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-index";
 import { dbOf } from "../helpers/store-reference";
+import { queryTerms } from "../../src/domain/text";
 
 const D = 12;
 const MODEL = { id: "test-random-vectors", dimension: D };
@@ -250,7 +251,7 @@ describe("background load of large wallets", () => {
     await expectSameAsReference(BIG, "reloaded");
     expect(vectorIndexCounters.loads).toBe(cached.loads);
     expect(vectorIndexCounters.sqlScans).toBe(cached.sqlScans);
-    expect((await store.searchText(BIG, ["zulu"], {}, 10, NOW)).length).toBe(5);
+    expect((await store.searchText(BIG, queryTerms("zulu"), {}, 10, NOW)).length).toBe(5);
   });
 
   test("loads respect the row budget: a background-loaded wallet evicts others and is evicted in turn", async () => {

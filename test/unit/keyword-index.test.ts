@@ -3,7 +3,7 @@
  * per-user cache of vector-index.ts) against a brute-force BM25 reference computed here:
  * FTS5's bm25() formula (k1 = 1.2, b = 0.75, idf = log((N - n + 0.5) / (n + 0.5)), 1e-6 when ≤ 0)
  * with N, n and the mean length over the WALLET's non-deleted rows (expired ones included, as in
- * the FTS table), tokens from words(), every MemoryFilter field applied, best first, ties by rowid.
+ * the FTS table), tokens from indexTerms() (stemmed words), every MemoryFilter field applied, best first, ties by rowid.
  * The reference sums the terms in query order with the same expression, so scores agree to the bit
  * in practice; they are compared to 1e-9 relative and ids exactly.
  *
@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { newMemory, type Memory, type MemoryType } from "../../src/domain/memory";
-import { words } from "../../src/domain/text";
+import { indexTerms, stem, words } from "../../src/domain/text";
 import type { MemoryFilter, TextHit } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 import { keywordIndexCounters } from "../../src/store/sqlite/keyword-index";
@@ -110,7 +110,7 @@ interface Expected {
 function reference(rows: Map<string, Row>, userId: string, terms: string[], filter: MemoryFilter, now: number): Expected[] {
   const active = [...rows.values()].filter((r) => r.memory.user_id === userId && r.memory.deleted_at === null);
   const docs = active.map((r) => {
-    const tokens = words(r.memory.content);
+    const tokens = indexTerms(r.memory.content);
     const tf = new Map<string, number>();
     for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
     return { row: r, length: tokens.length, tf };
@@ -211,7 +211,11 @@ function expectHits(got: TextHit[], want: Expected[], label: string): void {
   }
 }
 
-async function check(store: SqliteStore, userId: string, terms: string[], filter: MemoryFilter, limit: number, now = NOW): Promise<number> {
+/** Terms as the domain hands them to the engine: one-word terms stemmed (queryTerms), others as they are. */
+const domainTerms = (terms: string[]) => terms.map((t) => (words(t).length === 1 ? stem(words(t)[0]!) : t));
+
+async function check(store: SqliteStore, userId: string, rawTerms: string[], filter: MemoryFilter, limit: number, now = NOW): Promise<number> {
+  const terms = domainTerms(rawTerms);
   const label = `${userId} ${JSON.stringify(terms)} limit=${limit} now=${iso(now)} filter=${JSON.stringify(filter)}`;
   const want = reference(model, userId, terms, filter, now);
   const searches = keywordIndexCounters.searches;
@@ -405,7 +409,7 @@ test("on a one-wallet store the in-memory scores equal FTS5's bm25()", async () 
     await solo.insertMemories(memories.map((memory) => ({ memory, embedding: embedding(), content_hash: memory.id })));
     let compared = 0;
     for (let i = 0; i < 60; i++) {
-      const terms = [...new Set(randomTerms().map((t) => words(t)[0]!))];
+      const terms = [...new Set(domainTerms(randomTerms()))];
       const mine = await solo.searchText("solo", terms, {}, 1000, NOW);
       const fts = solo.searchTextFts("solo", terms, {}, 1000, NOW);
       expect(mine.length).toBe(fts.length);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { accessBoost, contextImportance, hybrid, keywordMatch, recency, score } from "../../src/domain/scoring";
+import { accessBoost, contextImportance, cosineBackground, hybrid, keywordMatch, queryMatch, recency, relativeRelevance, score, vectorSimilarity } from "../../src/domain/scoring";
 import { relationStretch, typeDecay } from "../../src/domain/decay";
 
 const DAY = 86_400_000;
@@ -26,19 +26,51 @@ describe("recall scoring signals (hand-computed)", () => {
     expect(hybrid(0.8, 0.31, 0.5)).toBeCloseTo(0.8 * 0.45 + 0.31 * 0.35 + 0.5 * 0.2, 12);
   });
 
-  test("keyword match: BM25 relative to the best hit, times query-term coverage", () => {
-    expect(keywordMatch(10, 10, 1)).toBe(1);
-    expect(keywordMatch(5, 10, 1)).toBe(0.5);
-    expect(keywordMatch(5, 10, 0.5)).toBe(0.25);
-    expect(keywordMatch(0, 10, 1)).toBe(0);
-    expect(keywordMatch(3, 0, 1)).toBe(0);
+  test("keyword match: BM25 relative to the best hit of the query", () => {
+    expect(keywordMatch(10, 10)).toBe(1);
+    expect(keywordMatch(5, 10)).toBe(0.5);
+    expect(keywordMatch(12, 10)).toBe(1);
+    expect(keywordMatch(0, 10)).toBe(0);
+    expect(keywordMatch(3, 0)).toBe(0);
   });
 
-  test("context importance lifts importance halfway to 1 at full relevance", () => {
-    expect(contextImportance(0.5, 0)).toBe(0.5);
-    expect(contextImportance(0.5, 1)).toBe(0.75);
-    expect(contextImportance(0.2, 0.5)).toBeCloseTo(0.2 + 0.8 * 0.5 * 0.5, 12); // 0.4
-    expect(contextImportance(1, 1)).toBe(1);
+  test("vector similarity: cosine above the median neighbour's, scaled to 0..1", () => {
+    expect(cosineBackground([0.9, 0.5, 0.6, 0.7, 0.8], 5)).toBe(0.7);
+    expect(cosineBackground([0.9, 0.5, 0.6, 0.7, 0.8, 0.4], 6)).toBe(0.6); // the lower middle of an even count
+    expect(cosineBackground([0.9, 0.8], 40)).toBe(0); // a small wallet: missing neighbours count as 0
+    expect(cosineBackground([0.9, 0.8, 0.7, 0.6], 6)).toBe(0.6);
+    expect(cosineBackground([], 40)).toBe(0);
+    expect(vectorSimilarity(0.85, 0.7)).toBeCloseTo(0.5, 12);
+    expect(vectorSimilarity(0.6, 0.7)).toBe(0);
+    expect(vectorSimilarity(1, 0.7)).toBe(1);
+    expect(vectorSimilarity(0.5, 0)).toBe(0.5);
+    expect(vectorSimilarity(-0.3, -0.2)).toBe(0); // a negative background counts as 0
+  });
+
+  test("query match is hybrid without recency; relevance is relative to the best candidate", () => {
+    expect(queryMatch(0.8, 0.2)).toBeCloseTo(0.8 * 0.55 + 0.2 * 0.25, 12);
+    expect(queryMatch(0.8, 0.5)).toBeCloseTo(0.8 * 0.45 + 0.5 * 0.35, 12);
+    expect(relativeRelevance(0.3, 0.6)).toBe(0.5);
+    expect(relativeRelevance(0.6, 0.6)).toBe(1);
+    expect(relativeRelevance(0, 0)).toBe(1); // nothing matches: no candidate is less relevant than another
+  });
+
+  test("context importance lifts importance halfway to 1 at full match, times relative relevance^4", () => {
+    expect(contextImportance(0.5, 0, 1)).toBe(0.5);
+    expect(contextImportance(0.5, 1, 1)).toBe(0.75);
+    expect(contextImportance(0.2, 0.5, 1)).toBeCloseTo(0.2 + 0.8 * 0.5 * 0.5, 12); // 0.4
+    expect(contextImportance(1, 1, 1)).toBe(1);
+    expect(contextImportance(0.5, 1, 0.5)).toBeCloseTo(0.75 / 16, 12);
+  });
+
+  test("a maximal access boost never lifts a memory with under 84% of another's relevance above it", () => {
+    const at = (access_count: number) => ({ created_at: createdDaysAgo(0), memory_type: "general" as const, pinned: false, importance: 0.5, access_count });
+    const relevant = score({ memory: at(0), vector: 0.6, keyword: 0.5, relevance: 1, relationCount: 0 }, NOW).similarity;
+    const match = queryMatch(0.6, 0.5);
+    // the boosted memory matches with 83% of the best match, and gets access_boost 2
+    const v = (0.83 * match - 0.5 * 0.35) / 0.45;
+    const boosted = score({ memory: at(50), vector: v, keyword: 0.5, relevance: 0.83, relationCount: 0 }, NOW).similarity;
+    expect(boosted).toBeLessThan(relevant);
   });
 
   test("type decay halves at the type's half-life; pinned never decays", () => {
@@ -61,7 +93,7 @@ describe("recall scoring signals (hand-computed)", () => {
   test("final score multiplies hybrid, context importance, access boost and decay", () => {
     // general memory, 60 days old (decay 0.5, recency e^-2), importance 0.6, accessed 4 times, 0 relations.
     const memory = { created_at: createdDaysAgo(60), memory_type: "general" as const, pinned: false, importance: 0.6, access_count: 4 };
-    const { similarity, signals } = score({ memory, cosine: 0.7, keyword: 0.4, relationCount: 0 }, NOW);
+    const { similarity, signals } = score({ memory, vector: 0.7, keyword: 0.4, relevance: 1, relationCount: 0 }, NOW);
     const rec = Math.exp(-2);
     const hyb = 0.7 * 0.45 + 0.4 * 0.35 + rec * 0.2; // keyword > 0.3
     const ctx = 0.6 + 0.4 * 0.5 * 0.7; // relevance = max(0.7, 0.4)
@@ -78,10 +110,11 @@ describe("recall scoring signals (hand-computed)", () => {
     expect(similarity).toBeCloseTo(hyb * ctx * 1.4 * 0.5, 10);
   });
 
-  test("negative cosine counts as no vector similarity", () => {
+  test("relative relevance scales the whole score through context importance", () => {
     const memory = { created_at: createdDaysAgo(0), memory_type: "general" as const, pinned: true, importance: 1, access_count: 0 };
-    const { signals, similarity } = score({ memory, cosine: -0.4, keyword: 0, relationCount: 0 }, NOW);
-    expect(signals.vector).toBe(0);
-    expect(similarity).toBeCloseTo(0.2, 10); // only recency 1 × 0.2
+    const full = score({ memory, vector: 0.4, keyword: 0, relevance: 1, relationCount: 0 }, NOW);
+    const half = score({ memory, vector: 0.4, keyword: 0, relevance: 0.5, relationCount: 0 }, NOW);
+    expect(half.signals.context_importance).toBeCloseTo(full.signals.context_importance / 16, 12);
+    expect(half.similarity).toBeCloseTo(full.similarity / 16, 12);
   });
 });

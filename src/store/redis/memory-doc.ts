@@ -1,5 +1,5 @@
 import type { Memory } from "../../domain/memory";
-import { words } from "../../domain/text";
+import { indexTerms } from "../../domain/text";
 import { NO, tagForm, YES } from "./query";
 
 /** "No expiry" as a NUMERIC value: the largest ECMAScript date, so `@expires_at:[(now +inf]` keeps it. */
@@ -12,8 +12,8 @@ const SEQ_SLOTS = 1024;
  * One memory as a RedisJSON document. `m` is the record exactly as the domain gave it (and as
  * it is returned); the other fields exist for the index:
  *
- *   text       the content as the words the domain's queryTerms produce (normalized, accent-free),
- *              so BM25 matches exactly what the sqlite engine's FTS5 tokenizer would
+ *   text       the content as the domain's index terms (normalized, accent-free, stemmed), so
+ *              BM25 sees exactly the tokens the sqlite engine's indexes see
  *   hash       normalized-content hash (exact-duplicate lookup)
  *   ix         index-only scalars: epoch-ms timestamps and two-state tags
  *   seq        insertion sequence number; `order` = created ms with the sequence as tie-breaker
@@ -69,7 +69,11 @@ export function orderKey(createdMs: number, seq: number): number {
   return createdMs * SEQ_SLOTS + (seq % SEQ_SLOTS);
 }
 
-export const searchText = (content: string) => words(content).join(" ");
+/** Names the form of `text` below; a store whose documents have another form rewrites them at start-up. */
+export const TEXT_FORM = "index-terms-porter2";
+
+/** The indexed text: the domain's stemmed tokens (the index itself does no stemming: NOSTEM). */
+export const searchText = (content: string) => indexTerms(content).join(" ");
 
 export function toDoc(memory: Memory, embedding: Float32Array, contentHash: string, seq: number): MemoryDoc {
   const ix = indexFields(memory);

@@ -7,7 +7,7 @@ import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory,
 import { EmbeddingModelMismatch } from "../model-binding";
 import { connectClient, type RedisClient } from "./client";
 import { isRecordId, Keys } from "./keys";
-import { docHead, docJson, expiresMs, toDoc, vectorBlob, vectorJson } from "./memory-doc";
+import { docHead, docJson, expiresMs, searchText, TEXT_FORM, toDoc, vectorBlob, vectorJson } from "./memory-doc";
 import { fromTagForm, knnQuery, memoryFilterQuery, tagAnyOf, textAnyOf, YES } from "./query";
 import { jsonField, parseAggregate, parseSearch, type SearchReply } from "./replies";
 import { RelationGraph } from "./relation-graph";
@@ -57,7 +57,10 @@ export class RedisStore implements MemoryStore {
     const store = new RedisStore(client, new Keys(opts.keyPrefix ?? "engram:"));
     try {
       const bound = await store.boundModel();
-      if (bound) await store.index.ensure(bound.dimension);
+      if (bound) {
+        await store.index.ensure(bound.dimension);
+        await store.ensureTextForm();
+      }
     } catch (error) {
       await client.close().catch(() => {});
       throw error;
@@ -91,7 +94,25 @@ export class RedisStore implements MemoryStore {
     }
     await this.client.sendCommand(["HSET", this.keys.meta, "embedding_model", model.id, "embedding_dimension", String(model.dimension)]);
     await this.index.ensure(model.dimension);
+    await this.ensureTextForm();
     this.knnPolicy.reset();
+  }
+
+  /**
+   * Rewrites every document's indexed `text` when the domain's index terms changed form (earlier
+   * versions indexed unstemmed words), so BM25 keeps matching the query terms. Idempotent; the
+   * form is recorded in meta once every document is rewritten.
+   */
+  private async ensureTextForm(): Promise<void> {
+    const form = (await this.client.sendCommand(["HGET", this.keys.meta, "text_form"])) as string | null;
+    if (form === TEXT_FORM) return;
+    for await (const page of this.walkDocuments<string>("$.m.content", true)) {
+      if (page.length === 0) continue;
+      const pipeline = this.client.multi();
+      for (const { key, value } of page) pipeline.addCommand(["JSON.SET", key, "$.text", JSON.stringify(searchText(value))]);
+      await pipeline.execAsPipeline();
+    }
+    await this.client.sendCommand(["HSET", this.keys.meta, "text_form", TEXT_FORM]);
   }
 
   /** Sets every memory document's vector to null (not indexed, document still indexed). */

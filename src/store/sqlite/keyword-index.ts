@@ -1,4 +1,4 @@
-import { words } from "../../domain/text";
+import { indexTerms, words } from "../../domain/text";
 
 /** Process-wide counters, for benchmarks and diagnostics. */
 export const keywordIndexCounters = {
@@ -59,8 +59,8 @@ function scratchFor(size: number): void {
 /**
  * One wallet's inverted index over its cached rows, addressed by the cache's slots (see UserVectors
  * in vector-index.ts, which owns the slots, the filter columns and the consistency logic and calls
- * put/delete/move here). Documents are tokenized with `words()` (NFKD, marks stripped, lower-cased,
- * runs of unicode letters and digits), close to FTS5's `unicode61 remove_diacritics 2`.
+ * put/delete/move here). Documents are tokenized with `indexTerms()` (NFKD, marks stripped, lower-cased,
+ * runs of unicode letters and digits, Porter2-stemmed), the same tokens the FTS5 table is given.
  *
  * Layout, for memory: each term (id via a Map) has one Int32Array of postings, each
  * `docId << 8 | tf` (4 bytes per distinct term of a row). Doc ids are stable while slots move (the
@@ -124,7 +124,7 @@ export class WalletKeywords {
     }
     this.slotOfDoc[doc] = slot;
     this.docOfSlot[slot] = doc;
-    const tokens = words(content);
+    const tokens = indexTerms(content);
     const counts = new Map<number, number>();
     for (const token of tokens) {
       let id = this.termIds.get(token);

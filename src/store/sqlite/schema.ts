@@ -1,11 +1,13 @@
 import type { Database } from "bun:sqlite";
+import { indexTerms } from "../../domain/text";
 
 /**
- * Ordered migrations; `user_version` records how many ran. Append, never edit.
+ * Ordered migrations; `user_version` records how many ran. Append, never edit. A step is SQL, or a
+ * function when it needs the domain's code (the FTS table holds tokens the domain computes).
  * The vector table is not here: its dimension is the embedding model's, so it is
  * created when the model is bound (see vector-index.ts).
  */
-const MIGRATIONS: string[] = [
+const MIGRATIONS: (string | ((db: Database) => void))[] = [
   `
   create table meta (key text primary key, value text not null);
   create table wallets (
@@ -66,13 +68,28 @@ const MIGRATIONS: string[] = [
   create index relations_by_source on relations (user_id, source_id);
   create index relations_by_target on relations (user_id, target_id);
   `,
+  reindexFullText,
 ];
+
+/**
+ * The FTS table indexes the domain's stemmed index terms, not the raw content (earlier versions:
+ * unstemmed words). Rebuilt from the rows; deleted rows were never in it.
+ */
+function reindexFullText(db: Database): void {
+  db.exec("insert into memories_fts (memories_fts) values ('delete-all')");
+  const insert = db.query("insert into memories_fts (rowid, content) values (?, ?)");
+  for (const row of db.query("select rowid, content from memories where deleted_at is null").iterate() as IterableIterator<{ rowid: number; content: string }>) {
+    insert.run(row.rowid, indexTerms(row.content).join(" "));
+  }
+}
 
 export function migrate(db: Database): void {
   const { user_version: current } = db.query("pragma user_version").get() as { user_version: number };
   for (let version = current; version < MIGRATIONS.length; version++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[version]!);
+      const step = MIGRATIONS[version]!;
+      if (typeof step === "string") db.exec(step);
+      else step(db);
       db.exec(`pragma user_version = ${version + 1}`);
     })();
   }

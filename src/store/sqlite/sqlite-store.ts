@@ -9,6 +9,7 @@ import { EmbeddingModelMismatch } from "../model-binding";
 import { migrate } from "./schema";
 import { memoryWhere } from "./filter-sql";
 import { VectorIndex, type VectorIndexOptions } from "./vector-index";
+import { indexTerms } from "../../domain/text";
 
 interface MemoryRow {
   rowid: number;
@@ -160,7 +161,7 @@ export class SqliteStore implements MemoryStore {
     this.unindex(rowid);
     const tagInsert = this.db.query("insert or ignore into memory_tags (user_id, tag, memory_rowid) values (?, ?, ?)");
     for (const tag of memory.metadata.tags ?? []) tagInsert.run(memory.user_id, tag, rowid);
-    this.db.query("insert into memories_fts (rowid, content) values (?, ?)").run(rowid, memory.content);
+    this.db.query("insert into memories_fts (rowid, content) values (?, ?)").run(rowid, indexTerms(memory.content).join(" "));
     this.vectors.upsert(rowid, memory, embedding);
   }
 
