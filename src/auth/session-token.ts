@@ -26,13 +26,20 @@ export class SessionTokens {
 
   /** The wallet a valid token was issued to, or null for a bad, foreign or expired token. */
   async verify(token: string, nowMs: number): Promise<string | null> {
+    return (await this.verifyWithExpiry(token, nowMs))?.wallet ?? null;
+  }
+
+  /** As verify, with the instant (epoch ms) from which the token is refused: the cache's bound. */
+  async verifyWithExpiry(token: string, nowMs: number): Promise<{ wallet: string; expiresAtMs: number } | null> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         issuer: ISSUER,
         algorithms: ["HS256"],
         currentDate: new Date(nowMs),
+        requiredClaims: ["exp"],
       });
-      return typeof payload.sub === "string" ? payload.sub : null;
+      // jose refuses a token once floor(now / 1000) >= exp
+      return typeof payload.sub === "string" && typeof payload.exp === "number" ? { wallet: payload.sub, expiresAtMs: payload.exp * 1000 } : null;
     } catch {
       return null;
     }

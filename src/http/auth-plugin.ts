@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { authenticate } from "../auth/authenticate";
 import type { AppDeps } from "./deps";
 
 /**
@@ -8,7 +7,7 @@ import type { AppDeps } from "./deps";
  */
 export const authPlugin = (deps: AppDeps) =>
   new Elysia().derive({ as: "scoped" }, async ({ headers, set }) => {
-    const wallet = await authenticate(headers, { tokens: deps.tokens, prefix: deps.config.AUTH_MESSAGE_PREFIX, now: deps.clock() });
+    const wallet = await deps.authenticator.authenticate(headers, deps.clock());
     const [userId, status] = await Promise.all([deps.store.userIdForWallet(wallet), deps.freeTier.status(wallet)]);
     set.headers["x-free-tier-remaining"] = String(status.free_tier_remaining);
     return {

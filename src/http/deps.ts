@@ -8,6 +8,7 @@ import { ContextAssembler } from "../domain/context";
 import { Ingest } from "../domain/ingest/ingest";
 import { configuredLanguageTools } from "../llm/configured";
 import { SessionTokens } from "../auth/session-token";
+import { Authenticator } from "../auth/authenticate";
 import { FreeTier } from "../billing/free-tier";
 import { Paywall } from "../billing/paywall";
 import { StagingStore } from "../billing/staged-writes";
@@ -20,6 +21,8 @@ export interface AppDeps {
   embedder: TextEmbedder;
   clock: Clock;
   tokens: SessionTokens;
+  /** verifies request credentials, remembering verified ones (src/auth/authenticate.ts) */
+  authenticator: Authenticator;
   memories: Memories;
   recall: Recall;
   relations: Relations;
@@ -39,12 +42,14 @@ export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmb
   const { extractor, summarizer } = configuredLanguageTools(config);
   const memories = new Memories(store, embedder, clock, config.DEDUP_SIMILARITY);
   const relations = new Relations(store, clock);
+  const tokens = new SessionTokens(config.JWT_SECRET);
   return {
     config,
     store,
     embedder,
     clock,
-    tokens: new SessionTokens(config.JWT_SECRET),
+    tokens,
+    authenticator: new Authenticator(tokens, config.AUTH_MESSAGE_PREFIX),
     memories,
     recall,
     context: new ContextAssembler(store, embedder, recall, clock, summarizer),

@@ -1,0 +1,186 @@
+/**
+ * HTTP throughput benchmark: the service as a user runs it (`bun scripts/start.ts`, a separate
+ * process, or several with --processes) against wrk on 127.0.0.1, one wallet of --size memories,
+ * every request authenticated the way a client that signs once and reuses the header does.
+ *
+ *   bun scripts/bench/throughput.ts [--size 10000] [--seconds 10] [--connections 64]
+ *                                   [--auth wallet|bearer] [--processes 1] [--data-dir DIR] [--only status,list]
+ *
+ * Needs wrk (apt-get install -y wrk). The data dir is filled once (synthetic memories, real
+ * embeddings, store.insertMemories; scripts/bench/synthetic.ts) and kept when --data-dir is given,
+ * so before/after runs measure the same data. The x-wallet-auth header is re-signed before each
+ * endpoint (it must stay inside the 5-minute window). Endpoints, each for --seconds:
+ *   status   GET  /v1/free-tier/status        authentication + wallet lookup, no work
+ *   list     GET  /v1/memories?limit=20       first page, newest first (with total)
+ *   list-p   GET  /v1/memories?limit=20&offset=… pages cycling through the first 50
+ *   search   POST /v1/search                  BM25, limit 10, queries cycling
+ *   recall   POST /v1/recall                  hybrid, limit 5, queries cycling (writes access counts)
+ * Prints one markdown table (req/s, latency p50 / p99 from wrk, non-2xx). Share the machine
+ * honestly: wrk's own thread runs on the same 2 cores as the service.
+ */
+import { parseArgs } from "node:util";
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Hex } from "viem";
+import { startEmbedder } from "../../src/embed/embedder.ts";
+import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
+import { contentHash } from "../../src/domain/text.ts";
+import { newMemory } from "../../src/domain/memory.ts";
+import type { StoredMemory } from "../../src/domain/store-port";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
+import { printTable } from "./bench-util.ts";
+import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    size: { type: "string", default: "10000" },
+    seconds: { type: "string", default: "10" },
+    connections: { type: "string", default: "64" },
+    auth: { type: "string", default: "wallet" },
+    processes: { type: "string", default: "1" },
+    "data-dir": { type: "string" },
+    only: { type: "string" },
+    port: { type: "string", default: "18787" },
+  },
+});
+
+const log = (msg: string) => console.error(`[throughput] ${msg}`);
+const size = Number(args.size);
+const seconds = Number(args.seconds);
+const connections = Number(args.connections);
+const port = Number(args.port);
+const root = resolve(import.meta.dir, "../..");
+const cacheDir = resolve(process.env.MODEL_CACHE_DIR ?? join(root, ".cache/models"));
+const ownDataDir = !args["data-dir"];
+const dataDir = args["data-dir"] ? resolve(args["data-dir"]) : mkdtempSync(join(tmpdir(), "engram-throughput-"));
+const account = privateKeyToAccount(`0x${createHash("sha256").update("engram-throughput-main").digest("hex")}` as Hex);
+
+// ---- fill (once per data dir) ----
+const marker = join(dataDir, `.filled-${size}`);
+if (!existsSync(marker)) {
+  await ensureGloveModel({ cacheDir });
+  const embedder = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir });
+  const store = new SqliteStore(dataDir);
+  await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
+  const userId = await store.userIdForWallet(account.address);
+  const rng = prng(42);
+  const now = Date.now();
+  for (let done = 0; done < size; ) {
+    const n = Math.min(256, size - done);
+    const batch = Array.from({ length: n }, (_, i) => {
+      const s = syntheticMemory(rng);
+      const memory = newMemory(
+        { id: crypto.randomUUID(), user_id: userId, namespace: s.namespace, content: s.content, metadata: s.tags.length ? { tags: s.tags } : {},
+          importance: s.importance, memory_type: s.memory_type, session_id: s.session_id, agent_id: s.agent_id, pinned: s.pinned },
+        new Date(now - s.age_ms - i).toISOString(),
+      );
+      return { memory, content_hash: contentHash(s.content) };
+    });
+    const { vectors } = await embedder.embed(batch.map((b) => b.memory.content));
+    await store.insertMemories(batch.map((b, i): StoredMemory => ({ ...b, embedding: vectors[i]! })));
+    done += n;
+    if (done % 5120 === 0 || done === size) log(`fill ${done}/${size}`);
+  }
+  await store.close();
+  await embedder.close();
+  writeFileSync(marker, "");
+}
+
+// ---- service ----
+const env = { ...process.env, DATA_DIR: dataDir, MODEL_CACHE_DIR: cacheDir, PORT: String(port), HOST: "127.0.0.1", FREE_TIER_CALLS: "1000000000", WORKERS: args.processes! };
+const server = Bun.spawn(["bun", join(root, "scripts/start.ts")], { env, stdout: "pipe", stderr: "inherit" });
+const base = `http://127.0.0.1:${port}`;
+for (let i = 0; ; i++) {
+  try {
+    if ((await fetch(`${base}/health`)).ok) break;
+  } catch {}
+  if (i > 300) throw new Error("service did not start");
+  await Bun.sleep(100);
+}
+
+async function walletHeader(): Promise<string> {
+  const ts = Math.floor(Date.now() / 1000);
+  return `${account.address}:${ts}:${await account.signMessage({ message: `service-auth:${ts}` })}`;
+}
+async function authHeader(): Promise<[string, string]> {
+  if (args.auth === "bearer") {
+    const res = await fetch(`${base}/auth/session`, { method: "POST", headers: { "x-wallet-auth": await walletHeader() } });
+    const body = (await res.json()) as { token?: string };
+    if (!body.token) throw new Error(`no session token: ${JSON.stringify(body)}`);
+    return ["Authorization", `Bearer ${body.token}`];
+  }
+  return ["x-wallet-auth", await walletHeader()];
+}
+
+const qrng = prng(7);
+const queries = Array.from({ length: 200 }, () => syntheticQuery(qrng));
+const luaDir = mkdtempSync(join(tmpdir(), "engram-wrk-"));
+
+/** A wrk Lua script cycling through requests (method, path, body). */
+function luaScript(name: string, requests: { method: string; path: string; body?: string }[], header: [string, string]): string {
+  const file = join(luaDir, `${name}.lua`);
+  const reqs = requests
+    .map((r) => `wrk.format(${JSON.stringify(r.method)}, ${JSON.stringify(r.path)}, h, ${r.body ? `[==[${r.body}]==]` : "nil"})`)
+    .join(",\n  ");
+  writeFileSync(
+    file,
+    `local h = { [${JSON.stringify(header[0])}] = ${JSON.stringify(header[1])}, ["content-type"] = "application/json" }
+local reqs
+-- built in init: wrk.format takes the Host header from wrk.headers, which is set only by then
+init = function(args)
+  reqs = {
+  ${reqs}
+  }
+end
+local i = 0
+request = function() i = i + 1; return reqs[(i % #reqs) + 1] end
+done = function(summary, latency, requests)
+  io.write(string.format("JSON{\\"requests\\":%d,\\"seconds\\":%f,\\"p50\\":%f,\\"p99\\":%f,\\"non2xx\\":%d,\\"errors\\":%d}\\n",
+    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+    summary.errors.status, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+end
+`,
+  );
+  return file;
+}
+
+const endpoints: [string, string, (header: [string, string]) => string][] = [
+  ["status", "GET /v1/free-tier/status", (h) => luaScript("status", [{ method: "GET", path: "/v1/free-tier/status" }], h)],
+  ["list", "GET /v1/memories?limit=20", (h) => luaScript("list", [{ method: "GET", path: "/v1/memories?limit=20" }], h)],
+  ["list-p", "GET /v1/memories?limit=20&offset=0…980", (h) =>
+    luaScript("list-p", Array.from({ length: 50 }, (_, i) => ({ method: "GET", path: `/v1/memories?limit=20&offset=${i * 20}` })), h)],
+  ["search", "POST /v1/search (limit 10)", (h) =>
+    luaScript("search", queries.map((q) => ({ method: "POST", path: "/v1/search", body: JSON.stringify({ query: q, limit: 10 }) })), h)],
+  ["recall", "POST /v1/recall (limit 5)", (h) =>
+    luaScript("recall", queries.map((q) => ({ method: "POST", path: "/v1/recall", body: JSON.stringify({ query: q, limit: 5 }) })), h)],
+];
+const only = args.only ? new Set(args.only.split(",")) : null;
+
+const rows: string[][] = [];
+try {
+  for (const [key, label, script] of endpoints) {
+    if (only && !only.has(key)) continue;
+    const header = await authHeader();
+    const file = script(header);
+    // a short warm-up (caches, JIT), then the measured run
+    Bun.spawnSync(["wrk", "-t1", "-c8", "-d1s", "-s", file, base]);
+    const out = Bun.spawnSync(["wrk", "-t2", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, base]);
+    const text = out.stdout.toString();
+    const json = text.match(/JSON(\{.*\})/)?.[1];
+    if (!json) throw new Error(`wrk output without a summary:\n${text}\n${out.stderr.toString()}`);
+    const r = JSON.parse(json) as { requests: number; seconds: number; p50: number; p99: number; non2xx: number; errors: number };
+    const rps = r.requests / r.seconds;
+    log(`${label}: ${Math.round(rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`);
+    rows.push([label, Math.round(rps).toLocaleString("en-US"), r.p50.toFixed(2), r.p99.toFixed(2), String(r.non2xx + r.errors)]);
+  }
+} finally {
+  server.kill("SIGTERM");
+  await server.exited;
+  rmSync(luaDir, { recursive: true, force: true });
+  if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+}
+console.log(`\n${size.toLocaleString("en-US")} memories in the wallet, ${connections} connections, ${seconds} s each, auth ${args.auth}, ${args.processes} process(es); load average before: ${(await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ")}\n`);
+printTable(["endpoint", "req/s", "p50 ms", "p99 ms", "non-2xx / errors"], rows);
