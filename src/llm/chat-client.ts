@@ -1,5 +1,6 @@
 import { t, type Static } from "elysia";
 import { Value } from "@sinclair/typebox/value";
+import type { ChatCompleter, ChatMessage, ChatOptions, ChatResult, ChatUsage } from "../domain/chat-port";
 
 /**
  * Minimal client for OpenAI-compatible `POST {baseUrl}/chat/completions`
@@ -16,33 +17,7 @@ export interface ChatClientOptions {
   timeoutMs?: number;
 }
 
-export interface ChatMessage {
-  role: "system" | "user" | "assistant";
-  content: string;
-}
-
-export interface ChatUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-export interface ChatResult {
-  content: string;
-  usage: ChatUsage;
-}
-
-export interface ChatOptions {
-  /** Ask for `response_format: {type: "json_object"}`. */
-  json?: boolean;
-  temperature?: number;
-  maxTokens?: number;
-}
-
-/** What callers need from a client; lets tests and other backends stand in. */
-export interface ChatCompleter {
-  complete(messages: ChatMessage[], opts?: ChatOptions): Promise<ChatResult>;
-}
+export type { ChatCompleter, ChatMessage, ChatOptions, ChatResult, ChatUsage };
 
 export type ChatErrorKind = "http" | "timeout" | "network" | "bad_response";
 

@@ -6,6 +6,9 @@ import { LlmExtractor } from "../domain/ingest/llm-extractor";
 import { ChatClient } from "./chat-client";
 import { summarizeCluster } from "./summarizer";
 
+/** A dead endpoint costs one timeout per ingest (the extractor then falls back offline). */
+const EXTRACTION_TIMEOUT_MS = 20_000;
+
 /**
  * The extractor and context summarizer the configuration asks for: the offline extractor and no
  * summarizer by default; an OpenAI-compatible LLM for both when LLM_BASE_URL is set (the offline
@@ -17,9 +20,9 @@ export function configuredLanguageTools(config: Pick<Config, "LLM_BASE_URL" | "L
 } {
   const offline = new OfflineExtractor();
   if (!config.LLM_BASE_URL || !config.LLM_MODEL) return { extractor: offline, summarizer: null };
-  const client = new ChatClient({ baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL });
+  const client = new ChatClient({ baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL, timeoutMs: EXTRACTION_TIMEOUT_MS });
   return {
-    extractor: new LlmExtractor({ baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL, fallback: offline, client }),
+    extractor: new LlmExtractor({ client, model: config.LLM_MODEL, fallback: offline }),
     summarizer: (contents) => summarizeCluster(client, contents),
   };
 }

@@ -1,7 +1,7 @@
 import { t, type Static } from "elysia";
 import { Value } from "@sinclair/typebox/value";
 import { MemoryType } from "../memory.ts";
-import { ChatClient, type ChatCompleter, type ChatMessage } from "../../llm/chat-client.ts";
+import type { ChatCompleter, ChatMessage } from "../chat-port.ts";
 import type { ChatRole, ExtractInput, ExtractedFact, ExtractionResult, Extractor } from "./extractor.ts";
 import { clampContent, clampImportance, cleanTags, factKey } from "./extractor.ts";
 import { attributeOf, subjectOf } from "./facets.ts";
@@ -38,16 +38,14 @@ import { chunkText } from "./offline/sentences.ts";
 export type WarnLog = (message: string, detail?: Record<string, unknown>) => void;
 
 export interface LlmExtractorOptions {
-  baseUrl: string;
-  apiKey?: string;
+  /** The chat model (src/llm's OpenAI-compatible client, shared with the summarizer, or a test double). */
+  client: ChatCompleter;
+  /** The model's name, for log lines. */
   model: string;
   fallback: Extractor;
-  timeoutMs?: number;
   log?: WarnLog;
   /** Transcript characters per LLM call. Default 24 000. */
   maxChunkChars?: number;
-  /** Inject a client (shared with the summarizer, or a test double). */
-  client?: ChatCompleter;
 }
 
 /** What the model must return; lenient on values, strict on JSON types. */
@@ -99,7 +97,7 @@ export class LlmExtractor implements Extractor {
   private readonly model: string;
 
   constructor(opts: LlmExtractorOptions) {
-    this.client = opts.client ?? new ChatClient({ baseUrl: opts.baseUrl, apiKey: opts.apiKey, model: opts.model, timeoutMs: opts.timeoutMs ?? 20_000 });
+    this.client = opts.client;
     this.fallback = opts.fallback;
     this.log = opts.log ?? ((message, detail) => console.warn(message, detail ?? ""));
     this.maxChunkChars = Math.max(1000, opts.maxChunkChars ?? 24_000);
