@@ -299,29 +299,55 @@ describe("KNN hybrid policy (no server)", () => {
   });
 });
 
-describe("module check (no server)", () => {
-  const withModules = (modules: [string, number][] | "denied") =>
-    ({
+describe("capability check (no server)", () => {
+  /** A fake server: MODULE LIST's reply (or "denied"), which module commands exist, and how many PINGs answer LOADING first. */
+  const server = (modules: [string, number][] | "denied", has: { search?: boolean; json?: boolean } = {}, loadingPings = 0) => {
+    const seen: string[] = [];
+    const client = {
       sendCommand: async (args: string[]) => {
+        seen.push(args[0]!);
+        if (args[0] === "PING") {
+          if (loadingPings-- > 0) throw new Error("LOADING Redis is loading the dataset in memory");
+          return "PONG";
+        }
         if (args[0] === "MODULE") {
-          if (modules === "denied") throw new Error("NOPERM");
+          if (modules === "denied") throw new Error("NOPERM this user has no permissions to run the 'module|list' command");
           return modules.map(([name, ver]) => ["name", name, "ver", ver, "path", "/x.so", "args", []]);
         }
-        if (args[0] === "FT._LIST") return [];
-        if (args[0] === "JSON.TYPE") return null;
-        throw new Error("unexpected");
+        if (args[0] === "FT._LIST" && has.search !== false) return [];
+        if (args[0] === "JSON.TYPE" && has.json !== false) return null;
+        throw new Error(`ERR unknown command '${args[0]}', with args beginning with: `);
       },
-    }) as unknown as Parameters<typeof requireModules>[0];
+    } as unknown as Parameters<typeof requireModules>[0];
+    return { client, seen };
+  };
 
-  test("both modules, recent enough: fine (Redis Stack 7.4, Redis 8 names and versions)", async () => {
-    await requireModules(withModules([["search", 21032], ["ReJSON", 20405]]));
-    await requireModules(withModules([["search", 80205], ["ReJSON", 80201], ["bf", 80201]]));
-    await requireModules(withModules("denied")); // probes answer instead
+  test("both capabilities, recent enough: fine (Redis Stack 7.4 and Redis 8 module lists, unknown names, MODULE LIST denied)", async () => {
+    await requireModules(server([["search", 21032], ["ReJSON", 20405]]).client);
+    await requireModules(server([["search", 80205], ["ReJSON", 80201], ["bf", 80201], ["vectorset", 1]]).client);
+    await requireModules(server([["bf", 79990]]).client); // names it does not know: the probes decide
+    await requireModules(server([]).client); // built in, nothing listed
+    await requireModules(server("denied").client);
   });
 
-  test("missing or old modules are named", async () => {
-    await expect(requireModules(withModules([]))).rejects.toThrow(/search module \(RediSearch\) is not loaded; the ReJSON module \(RedisJSON\) is not loaded/);
-    await expect(requireModules(withModules([["search", 21032]]))).rejects.toThrow(/ReJSON module \(RedisJSON\) is not loaded \(it reports: search 2\.10\.32\)/);
-    await expect(requireModules(withModules([["search", 20820], ["ReJSON", 20609]]))).rejects.toThrow(/RediSearch 2\.8\.20 is older than 2\.10\.0/);
+  test("a missing capability is named from the probe's answer, whatever MODULE LIST says", async () => {
+    await expect(requireModules(server([], { search: false, json: false }).client)).rejects.toThrow(
+      /no query engine \(RediSearch\): FT._LIST answered "ERR unknown command.*no JSON \(RedisJSON\): JSON.TYPE answered "ERR unknown command/,
+    );
+    await expect(requireModules(server([["search", 21032]], { json: false }).client)).rejects.toThrow(/no JSON \(RedisJSON\).*\(MODULE LIST: search 2\.10\.32\)/);
+    await expect(requireModules(server([["search", 80000], ["ReJSON", 80000]], { search: false }).client)).rejects.toThrow(/no query engine/);
+  });
+
+  test("a module older than the engine needs is named", async () => {
+    await expect(requireModules(server([["search", 20820], ["ReJSON", 20609]]).client)).rejects.toThrow(/RediSearch 2\.8\.20 is older than 2\.10\.0/);
+    await expect(requireModules(server([["search", 21032], ["ReJSON", 20309]]).client)).rejects.toThrow(/RedisJSON 2\.3\.9 is older than 2\.4\.0/);
+  });
+
+  test("waits while the server answers LOADING, then probes; gives up after the limit", async () => {
+    const loading = server([], {}, 3);
+    await requireModules(loading.client, { pollMs: 1 });
+    expect(loading.seen.slice(0, 4)).toEqual(["PING", "PING", "PING", "PING"]);
+    expect(loading.seen).toContain("FT._LIST");
+    await expect(requireModules(server([], {}, 1_000_000).client, { pollMs: 1, loadingMaxMs: 20 })).rejects.toThrow(/still loading/);
   });
 });

@@ -10,6 +10,7 @@ import { retrievalRoutes } from "./routes/retrieval";
 import { accountRoutes, publicRoutes } from "./routes/account";
 import { exploreRoutes } from "./routes/explore";
 import { ingestRoutes } from "./routes/ingest";
+import { healthRoutes } from "./health";
 
 /** The whole HTTP surface; routes are thin: schema-validated, delegating to src/domain. */
 export function createApp(deps: AppDeps) {
@@ -48,7 +49,7 @@ export function createApp(deps: AppDeps) {
         },
       }),
     )
-    .get("/health", () => ({ status: "ok", engine: deps.store.engine, embedding_model: deps.embedder.modelId }), { detail: { tags: ["health"] } })
+    .use(healthRoutes(deps.store, () => deps.embedder.modelId))
     .use(publicRoutes(deps))
     .use(accountRoutes(deps))
     .use(coreRoutes(deps))

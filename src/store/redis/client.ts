@@ -24,7 +24,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** The module names MODULE LIST reports for RediSearch and RedisJSON (Redis Stack, Redis Enterprise, Redis 8). */
+/** The module names MODULE LIST reports for RediSearch and RedisJSON (Redis Stack, Redis Enterprise, Redis 8), for the version check. */
 const SEARCH_NAMES = new Set(["search", "ft", "searchlight"]);
 const JSON_NAMES = new Set(["rejson", "redisjson"]);
 
@@ -70,28 +70,35 @@ export async function connectClient(url: string): Promise<RedisClient> {
  */
 const MIN_SEARCH = 21000;
 const MIN_JSON = 20400;
+/** How long start-up waits for a server that answers LOADING (reading its AOF/RDB) before giving up. */
+const LOADING_MAX_MS = 10 * 60_000;
 
-interface LoadedModule {
-  name: string;
-  /** null when only a probe showed the module is there */
-  version: number | null;
-}
-
-/** Throws a message naming every missing or too old module; the engine cannot run without both. */
-export async function requireModules(client: RedisClient): Promise<void> {
-  const loaded = await loadedModules(client);
-  const search = loaded.find((m) => SEARCH_NAMES.has(m.name));
-  const json = loaded.find((m) => JSON_NAMES.has(m.name));
+/**
+ * Throws a message naming every missing capability or too old module; the engine cannot run
+ * without both. Capability is probed with the commands themselves (FT._LIST, JSON.TYPE), not
+ * read from module names: Redis 8 builds the query engine and JSON in, a Redis 8 built or
+ * configured without them answers "unknown command", and MODULE LIST may be denied (managed
+ * services, ACLs). MODULE LIST, when allowed, only adds the version check. Waits first while
+ * the server is still loading its dataset (it answers LOADING to everything meanwhile).
+ */
+export async function requireModules(client: RedisClient, opts: { loadingMaxMs?: number; pollMs?: number } = {}): Promise<void> {
+  await untilLoaded(client, opts.loadingMaxMs ?? LOADING_MAX_MS, opts.pollMs ?? 500);
+  const search = await probe(client, ["FT._LIST"]);
+  const json = await probe(client, ["JSON.TYPE", `engram-probe:${crypto.randomUUID()}`]);
+  const loaded = await listedModules(client);
+  const searchModule = loaded.find((m) => SEARCH_NAMES.has(m.name));
+  const jsonModule = loaded.find((m) => JSON_NAMES.has(m.name));
   const problems: string[] = [];
-  if (!search) problems.push("the search module (RediSearch) is not loaded");
-  else if (search.version !== null && search.version < MIN_SEARCH) problems.push(`RediSearch ${versionText(search.version)} is older than ${versionText(MIN_SEARCH)}`);
-  if (!json) problems.push("the ReJSON module (RedisJSON) is not loaded");
-  else if (json.version !== null && json.version < MIN_JSON) problems.push(`RedisJSON ${versionText(json.version)} is older than ${versionText(MIN_JSON)}`);
+  if (search !== null) problems.push(`no query engine (RediSearch): FT._LIST answered "${search}"`);
+  else if (searchModule && searchModule.version < MIN_SEARCH) problems.push(`RediSearch ${versionText(searchModule.version)} is older than ${versionText(MIN_SEARCH)}`);
+  if (json !== null) problems.push(`no JSON (RedisJSON): JSON.TYPE answered "${json}"`);
+  else if (jsonModule && jsonModule.version < MIN_JSON) problems.push(`RedisJSON ${versionText(jsonModule.version)} is older than ${versionText(MIN_JSON)}`);
   if (problems.length > 0) {
-    const reported = loaded.map((m) => (m.version === null ? m.name : `${m.name} ${versionText(m.version)}`)).join(", ") || "no modules";
+    const reported = loaded.map((m) => `${m.name} ${versionText(m.version)}`).join(", ") || "no modules (or MODULE LIST not allowed)";
     throw new Error(
-      `STORE=redis cannot use this server: ${problems.join("; ")} (it reports: ${reported}). ` +
-        "Use Redis Stack 7.4 or later (redis/redis-stack-server) or Redis 8.",
+      `STORE=redis cannot use this server: ${problems.join("; ")} (MODULE LIST: ${reported}). ` +
+        "Use Redis 8 (the official image has the query engine and JSON built in; a Redis 8 built from source needs them " +
+        "built and loaded, e.g. with redis-full.conf) or Redis Stack 7.4.",
     );
   }
 }
@@ -99,29 +106,49 @@ export async function requireModules(client: RedisClient): Promise<void> {
 /** 21032 → "2.10.32" */
 const versionText = (v: number) => `${Math.floor(v / 10000)}.${Math.floor(v / 100) % 100}.${v % 100}`;
 
-/** Lower-cased module names. Where MODULE LIST is not allowed (managed services, ACLs), probes a command of each module. */
-async function loadedModules(client: RedisClient): Promise<LoadedModule[]> {
+const isLoading = (error: unknown) => error instanceof Error && error.message.startsWith("LOADING");
+
+/** Returns once the server answers PING (not LOADING); other errors are left to the probes. */
+async function untilLoaded(client: RedisClient, maxMs: number, pollMs: number): Promise<void> {
+  const started = Date.now();
+  let logged = 0;
+  for (;;) {
+    try {
+      await client.sendCommand(["PING"]);
+      return;
+    } catch (error) {
+      if (!isLoading(error)) return;
+      if (Date.now() - started > maxMs) throw new Error(`Redis is still loading its dataset after ${Math.round(maxMs / 1000)} s`);
+      if (Date.now() - logged > LOG_EVERY_MS) {
+        logged = Date.now();
+        console.error("[redis] the server is loading its dataset; waiting");
+      }
+      await Bun.sleep(pollMs);
+    }
+  }
+}
+
+/** Lower-cased module names and versions from MODULE LIST; none where it is not allowed. */
+async function listedModules(client: RedisClient): Promise<{ name: string; version: number }[]> {
   try {
     const reply = (await client.sendCommand(["MODULE", "LIST"])) as unknown[];
     return reply.flatMap((entry) => {
       const fields = (entry as unknown[]).map(String);
       const name = fields[fields.indexOf("name") + 1];
       const version = Number(fields[fields.indexOf("ver") + 1]);
-      return fields.includes("name") && name ? [{ name: name.toLowerCase(), version: Number.isFinite(version) ? version : null }] : [];
+      return fields.includes("name") && name && Number.isFinite(version) ? [{ name: name.toLowerCase(), version }] : [];
     });
   } catch {
-    const found: LoadedModule[] = [];
-    if (await answers(client, ["FT._LIST"])) found.push({ name: "search", version: null });
-    if (await answers(client, ["JSON.TYPE", `engram-probe:${crypto.randomUUID()}`])) found.push({ name: "rejson", version: null });
-    return found;
+    return [];
   }
 }
 
-async function answers(client: RedisClient, command: string[]): Promise<boolean> {
+/** null when the command answers, else the error's message. */
+async function probe(client: RedisClient, command: string[]): Promise<string | null> {
   try {
     await client.sendCommand(command);
-    return true;
-  } catch {
-    return false;
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   }
 }

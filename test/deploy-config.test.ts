@@ -1,0 +1,62 @@
+import { describe, expect, test } from "bun:test";
+import { resolve } from "node:path";
+
+/** Every setting the service reads stays documented and reachable from compose. */
+const root = resolve(import.meta.dir, "..");
+const read = (path: string) => Bun.file(resolve(root, path)).text();
+
+/** The variables of src/config.ts's EnvSchema, read from the source (the schema is not exported). */
+async function configVariables(): Promise<string[]> {
+  const source = await read("src/config.ts");
+  const start = source.indexOf("const EnvSchema = t.Object({");
+  const end = source.indexOf("\n});", start);
+  expect(start).toBeGreaterThan(-1);
+  return [...source.slice(start, end).matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
+}
+
+/** Set by the Dockerfile for the container's layout; compose does not pass them. */
+const IMAGE_FIXED = new Set(["PORT", "HOST", "DATA_DIR", "MODEL_CACHE_DIR"]);
+
+describe("deployment settings", () => {
+  test("the schema is found", async () => {
+    const vars = await configVariables();
+    expect(vars).toContain("PORT");
+    expect(vars).toContain("PAYMENTS");
+    expect(vars.length).toBeGreaterThan(20);
+  });
+
+  test("every config variable is in .env.example", async () => {
+    const example = await read(".env.example");
+    const listed = new Set([...example.matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!));
+    expect((await configVariables()).filter((v) => !listed.has(v))).toEqual([]);
+  });
+
+  test("every config variable is in the README configuration table", async () => {
+    const readme = await read("README.md");
+    const start = readme.indexOf("## Configuration");
+    const table = readme.slice(start, readme.indexOf("\n## ", start + 1));
+    const rows = table.split("\n").filter((line) => line.startsWith("| `"));
+    const named = new Set(rows.flatMap((row) => [...row.split(" | ")[0]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));
+    expect((await configVariables()).filter((v) => !named.has(v))).toEqual([]);
+  });
+
+  test("compose passes every other config variable to the service, each with a default or empty", async () => {
+    const compose = await read("docker-compose.yml");
+    const service = compose.slice(compose.indexOf("  engram:"), compose.indexOf("\n  redis:"));
+    const environment = service.slice(service.indexOf("    environment:"), service.indexOf("    ports:"));
+    const passed = new Map([...environment.matchAll(/^ {6}([A-Z][A-Z0-9_]+): (.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+    const missing = (await configVariables()).filter((v) => !IMAGE_FIXED.has(v) && !passed.has(v));
+    expect(missing).toEqual([]);
+    for (const [name, value] of passed) {
+      if (name === "STORE") continue;
+      expect(value).toMatch(new RegExp(`^\\$\\{${name}:-[^}]*\\}$`));
+    }
+  });
+
+  test("the Redis health check needs PONG (an error reply such as LOADING exits 0 from redis-cli)", async () => {
+    const compose = await read("docker-compose.yml");
+    const redis = compose.slice(compose.indexOf("\n  redis:"));
+    expect(redis).toMatch(/redis-cli PING \| grep -qx PONG|redis-cli -e PING/);
+    expect(redis).toContain("${REDIS_IMAGE:-redis:8}");
+  });
+});
