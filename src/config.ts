@@ -35,6 +35,9 @@ const EnvSchema = t.Object({
   X402_PRICE_CONTEXT: t.Optional(UsdcPrice),
   X402_PRICE_INGEST: t.Optional(UsdcPrice),
   X402_PRICE_UPDATE_BATCH: t.Optional(UsdcPrice),
+  X402_PRICE_CONSOLIDATE: t.Optional(UsdcPrice),
+  /** Requests per minute per wallet on /v1 (429 RATE_LIMITED with Retry-After beyond it); 0 = no limit. */
+  RATE_LIMIT_PER_MINUTE: t.Integer({ minimum: 0, default: 0 }),
   LLM_BASE_URL: t.Optional(t.String({ pattern: "^https?://" })),
   LLM_API_KEY: t.Optional(t.String()),
   LLM_MODEL: t.Optional(t.String({ minLength: 1 })),
@@ -45,7 +48,7 @@ export type Config = Env & { JWT_SECRET: string };
 
 export class ConfigError extends Error {}
 
-const NUMERIC = new Set(["PORT", "FREE_TIER_CALLS", "DEDUP_SIMILARITY"]);
+const NUMERIC = new Set(["PORT", "FREE_TIER_CALLS", "DEDUP_SIMILARITY", "RATE_LIMIT_PER_MINUTE"]);
 
 /** Reads the variables this service knows from `source`, converting numbers; empty strings count as unset. */
 function pickKnown(source: Record<string, string | undefined>): Record<string, unknown> {

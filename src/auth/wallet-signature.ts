@@ -22,9 +22,11 @@ export async function verifyWalletSignature(
   if (Math.abs(nowMs / 1000 - input.timestamp) > SIGNATURE_TOLERANCE_SECONDS) {
     return { ok: false, reason: `timestamp is more than ${SIGNATURE_TOLERANCE_SECONDS} s away from server time` };
   }
-  if (!/^0x[0-9a-fA-F]{130}$/.test(input.signature)) return { ok: false, reason: "signature must be 65 bytes of hex" };
+  // With or without 0x: viem signs "0x…", eth-account (the Python SDK) gives bare hex.
+  if (!/^(0x)?[0-9a-fA-F]{130}$/.test(input.signature)) return { ok: false, reason: "signature must be 65 bytes of hex" };
+  const signature = (input.signature.startsWith("0x") ? input.signature : `0x${input.signature}`) as Hex;
   try {
-    const signer = await recoverMessageAddress({ message: authMessage(prefix, input.timestamp), signature: input.signature as Hex });
+    const signer = await recoverMessageAddress({ message: authMessage(prefix, input.timestamp), signature });
     if (signer.toLowerCase() !== input.address.toLowerCase()) return { ok: false, reason: "signature does not match address" };
     return { ok: true, wallet: signer.toLowerCase() };
   } catch {

@@ -8,6 +8,8 @@ export const PRICES_USDC = {
   "POST /v1/context": "0.01",
   "POST /v1/ingest": "0.01",
   "PATCH /v1/memories/batch": "0.005",
+  // Not in the spec: MemoClaw's published price for consolidation.
+  "POST /v1/memories/consolidate": "0.01",
 } as const;
 export type PaidRoute = keyof typeof PRICES_USDC;
 export const PAID_ROUTES = Object.keys(PRICES_USDC) as PaidRoute[];
@@ -20,6 +22,7 @@ export const PRICE_VARIABLES = {
   "POST /v1/context": "X402_PRICE_CONTEXT",
   "POST /v1/ingest": "X402_PRICE_INGEST",
   "PATCH /v1/memories/batch": "X402_PRICE_UPDATE_BATCH",
+  "POST /v1/memories/consolidate": "X402_PRICE_CONSOLIDATE",
 } as const satisfies Record<PaidRoute, keyof Config>;
 
 /** Each paid route's price in USDC (decimal string): the configured override, else the spec's. */

@@ -36,6 +36,7 @@ const DESCRIPTIONS: Record<PaidRoute, string> = {
   "POST /v1/context": "Assemble a context block",
   "POST /v1/ingest": "Ingest a conversation or text",
   "PATCH /v1/memories/batch": "Update up to 100 memories",
+  "POST /v1/memories/consolidate": "Merge near-duplicate memories",
 };
 
 /** The payer's signed EIP-3009 `transferWithAuthorization`, the only payload `exact` on an EIP-3009 asset (USDC) carries. */

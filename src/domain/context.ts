@@ -62,7 +62,7 @@ export class ContextAssembler {
     const chosen = fitBudget(items, request);
     const context = request.format === "text" ? renderText(chosen, request.include_metadata) : { memories: chosen };
     const tokens = estimateTokens(typeof context === "string" ? context : JSON.stringify(context));
-    return { context, memories_used: chosen.length, tokens: chosen.length ? tokens : 0, llm_tokens: tokensUsed };
+    return { context, memories_used: chosen.length, tokens: chosen.length ? tokens : 0, llm_tokens: tokensUsed, items: chosen };
   }
 
   private async ranked(userId: string, request: ContextRequest, now: number): Promise<Memory[]> {

@@ -1,6 +1,7 @@
 import type { MemoryFilter, MemoryStore, Page } from "./store-port";
 import type { HistoryEntry } from "./history";
-import { checkExpiry, checkMetadata, newMemory, PatchFields, StoreFields, type Memory } from "./memory";
+import { checkExpiry, checkMetadata, foldTags, newMemory, PatchFields, StoreFields, type Memory } from "./memory";
+import { isRefined, refinedList, type Refinement } from "./list-query";
 import { immutableConflict, invalid, notFound } from "./errors";
 import { DEDUP_NEIGHBOURS, isDuplicate, isExactDuplicate, isNearDuplicate, merge, type Candidate } from "./dedup";
 import { contentHash } from "./text";
@@ -17,7 +18,8 @@ export interface StoreOutcome {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const STORE_KEYS = Object.keys(StoreFields.properties) as (keyof StoreFields)[];
+/** The record fields a store sets (`tags` is folded into metadata first). */
+const STORE_KEYS = (Object.keys(StoreFields.properties) as (keyof StoreFields)[]).filter((key) => key !== "tags");
 const normalizeIso = (value: string) => new Date(value).toISOString();
 
 /** The memory lifecycle of one user: store (with dedup), read, update, delete, pin. */
@@ -33,9 +35,9 @@ export class Memories {
    * Validates every item first (all-or-nothing), then embeds, dedups and stores in one engine call.
    * `merge: false` (ingest) leaves an existing duplicate untouched instead of folding the new one in.
    */
-  async storeMany(userId: string, items: StoreFields[], { merge: mergeDuplicates = true } = {}): Promise<StoreOutcome> {
+  async storeMany(userId: string, given: StoreFields[], { merge: mergeDuplicates = true } = {}): Promise<StoreOutcome> {
     const now = this.clock();
-    items.forEach((item, i) => this.checkStoreFields(item, now, items.length > 1 ? `body/memories/${i}/` : "body/"));
+    const items = given.map((item, i) => this.checkStoreFields(item, now, given.length > 1 ? `body/memories/${i}/` : "body/"));
     const { vectors, tokens } = await this.embedder.embed(items.map((i) => i.content));
     const candidates = items.map((item, i) => this.candidate(userId, item, vectors[i]!, now));
     const ids: string[] = [];
@@ -63,9 +65,12 @@ export class Memories {
     return { ids, fresh_ids: freshIds, stored: fresh.length, deduplicated: items.length - fresh.length, tokens_used: tokens.reduce((a, b) => a + b, 0) };
   }
 
-  private checkStoreFields(item: StoreFields, now: number, prefix: string): void {
-    if (item.metadata) checkMetadata(item.metadata, `${prefix}metadata`);
+  /** The item with `tags` folded into its metadata, checked. */
+  private checkStoreFields({ tags, ...item }: StoreFields, now: number, prefix: string): StoreFields {
+    const metadata = foldTags(tags, item.metadata, {}, prefix);
+    if (metadata) checkMetadata(metadata, `${prefix}metadata`);
     checkExpiry(item.expires_at, now, `${prefix}expires_at`);
+    return metadata ? { ...item, metadata } : item;
   }
 
   private candidate(userId: string, item: StoreFields, embedding: Float32Array, now: number): Candidate {
@@ -91,7 +96,9 @@ export class Memories {
     return memory;
   }
 
-  async list(userId: string, filter: MemoryFilter, page: Page) {
+  /** A page of memories, newest first unless `refinement` asks otherwise (see list-query.ts). */
+  async list(userId: string, filter: MemoryFilter, page: Page, refinement?: Refinement) {
+    if (isRefined(refinement)) return refinedList(this.store, userId, filter, page, refinement, this.clock());
     return this.store.listMemories(userId, filter, page, this.clock());
   }
 
@@ -103,8 +110,10 @@ export class Memories {
     const now = this.clock();
     const current = await this.get(userId, id);
     if (current.immutable) throw immutableConflict(id);
-    const patch = patchableOnly(input);
-    if (Object.keys(patch).length === 0) throw invalid(`give at least one of: ${PATCHABLE.join(", ")}`);
+    const { tags, ...patch } = patchableOnly(input);
+    if (tags === undefined && Object.keys(patch).length === 0) throw invalid(`give at least one of: ${PATCHABLE.join(", ")}`);
+    const metadata = foldTags(tags, patch.metadata, current.metadata, "body/");
+    if (metadata) patch.metadata = metadata;
     if (patch.metadata) checkMetadata(patch.metadata, "body/metadata");
     checkExpiry(patch.expires_at, now, "body/expires_at");
     const changes = changedFields(current, normalizePatch(patch));
@@ -126,15 +135,17 @@ export class Memories {
     await this.store.softDelete(userId, [id], this.clock());
   }
 
-  /** Deletes what it may; returns the ids it could not (missing, other wallet, immutable). */
-  async deleteMany(userId: string, ids: string[]): Promise<{ deleted: number; errors: string[] }> {
+  /** Deletes what it may; returns the ids it could not (missing, other wallet, immutable), each with why. */
+  async deleteMany(userId: string, ids: string[]): Promise<{ deleted: number; errors: string[]; failures: { id: string; reason: "not_found" | "immutable" }[] }> {
     const now = this.clock();
     const unique = [...new Set(ids)];
     const found = await this.store.getMemories(userId, unique, now);
     const deletable = found.filter((m) => !m.immutable).map((m) => m.id);
     await this.store.softDelete(userId, deletable, now);
     const ok = new Set(deletable);
-    return { deleted: deletable.length, errors: unique.filter((id) => !ok.has(id)) };
+    const locked = new Set(found.filter((m) => m.immutable).map((m) => m.id));
+    const failures = unique.filter((id) => !ok.has(id)).map((id) => ({ id, reason: locked.has(id) ? ("immutable" as const) : ("not_found" as const) }));
+    return { deleted: deletable.length, errors: failures.map((f) => f.id), failures };
   }
 
   async history(userId: string, id: string): Promise<HistoryEntry[]> {

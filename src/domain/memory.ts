@@ -75,10 +75,14 @@ export const Namespace = t.String({ minLength: 1, maxLength: LIMITS.scopeField }
 export const Timestamp = t.String({ format: "date-time" });
 export const Uuid = t.String({ format: "uuid" });
 
+/** A tag list: at most LIMITS.tags tags of LIMITS.tagChars characters. */
+export const tagList = (description?: string) => t.Array(t.String({ maxLength: LIMITS.tagChars }), { maxItems: LIMITS.tags, description });
+export const Tags = tagList();
+
 /** metadata: free-form, but `tags` (when present) is a bounded string list. Size and depth are checked by `checkMetadata`. */
 export const Metadata = t.Intersect([
   t.Record(t.String(), t.Unknown(), { maxProperties: LIMITS.metadataKeys }),
-  t.Object({ tags: t.Optional(t.Array(t.String({ maxLength: LIMITS.tagChars }), { maxItems: LIMITS.tags })) }),
+  t.Object({ tags: t.Optional(Tags) }),
 ]);
 export type Metadata = Static<typeof Metadata>;
 
@@ -116,6 +120,7 @@ export const StoreFields = t.Object({
   expires_at: t.Optional(Timestamp),
   pinned: t.Optional(t.Boolean()),
   immutable: t.Optional(t.Boolean()),
+  tags: t.Optional(tagList("the same as metadata.tags (MemoClaw clients send it here); 422 when both are given and differ")),
 });
 export type StoreFields = Static<typeof StoreFields>;
 
@@ -130,6 +135,9 @@ export const PatchFields = t.Object(
     pinned: t.Optional(t.Boolean()),
     expires_at: t.Optional(Nullable(Timestamp)),
     immutable: t.Optional(t.Boolean()),
+    session_id: t.Optional(Nullable(ScopeField)),
+    agent_id: t.Optional(Nullable(ScopeField)),
+    tags: t.Optional(tagList("sets metadata.tags, keeping the other metadata keys; 422 when metadata.tags is given too and differs")),
   },
   { minProperties: 1 },
 );
@@ -165,10 +173,28 @@ export function tagsOf(memory: Pick<Memory, "metadata">): string[] {
 }
 
 /**
+ * The top-level `tags` alias folded into metadata: `metadata.tags` when only `tags` is given (over
+ * `base`, the metadata it completes: a PATCH without metadata keeps the memory's other keys), the
+ * same when both agree; 422 when both are given and differ. Returns the metadata to use, or
+ * undefined when neither was given.
+ */
+export function foldTags(tags: string[] | undefined, metadata: Metadata | undefined, base: Metadata, field: string): Metadata | undefined {
+  if (tags === undefined) return metadata;
+  if (metadata?.tags !== undefined && JSON.stringify(metadata.tags) !== JSON.stringify(tags)) {
+    throw invalid(`${field}tags: differs from ${field}metadata.tags (give one, or the same list)`, { field: `${field}tags`, rule: "conflict", conflicts_with: `${field}metadata/tags` });
+  }
+  return { ...(metadata ?? base), tags };
+}
+
+/**
  * Checks what a schema cannot: serialized size and nesting depth (422 naming the limit). The
  * request's raw nesting is bounded before parsing (LIMITS.bodyDepth), so the walk here is shallow.
  */
 export function checkMetadata(metadata: Record<string, unknown>, field = "metadata"): void {
+  const keys = Object.keys(metadata).length;
+  if (keys > LIMITS.metadataKeys) {
+    throw invalid(`${field}: must have at most ${LIMITS.metadataKeys} keys (got ${keys})`, { field, rule: "max_properties", max_properties: LIMITS.metadataKeys, actual_properties: keys });
+  }
   const depth = depthOf(metadata);
   if (depth > LIMITS.metadataDepth) {
     throw invalid(`${field}: must be at most ${LIMITS.metadataDepth} levels deep (got ${depth})`, { field, rule: "max_depth", max_depth: LIMITS.metadataDepth, actual_depth: depth });

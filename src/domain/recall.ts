@@ -13,6 +13,8 @@ export interface RecallRequest {
   include_relations: boolean;
   /** recall counts as an access; context assembly does not */
   record_access: boolean;
+  /** a condition the engines cannot filter on (e.g. metadata values), applied to the ranked candidates */
+  accept?: (memory: Memory) => boolean;
 }
 
 export interface RecalledMemory {
@@ -43,7 +45,7 @@ export class Recall {
     const { vectors, tokens } = await this.embedder.embed([request.query]);
     const queryVector = vectors[0]!;
     const ranked = await this.rank(userId, request, queryVector, now);
-    const results = ranked.filter((r) => r.similarity >= request.min_similarity).slice(0, request.limit);
+    const results = ranked.filter((r) => r.similarity >= request.min_similarity && (request.accept?.(r.memory) ?? true)).slice(0, request.limit);
     if (request.record_access) await this.store.recordAccess(userId, results.map((r) => r.memory.id), now);
     if (request.include_relations) {
       for (const r of results) r.relations = await this.store.relationsOf(userId, r.memory.id, now);

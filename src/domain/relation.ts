@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { RelationType, Uuid } from "./memory";
+import { Memory, RelationType, Uuid, type Memory as MemoryT } from "./memory";
 
 export const Relation = t.Object({
   id: Uuid,
@@ -11,10 +11,19 @@ export const Relation = t.Object({
 });
 export type Relation = Static<typeof Relation>;
 
-/** A relation as listed from one memory's point of view. */
-export const ListedRelation = t.Composite([Relation, t.Object({ direction: t.Union([t.Literal("incoming"), t.Literal("outgoing")]) })]);
+/** The memory at the other end of a listed relation (MemoClaw clients show it). */
+export const RelatedMemory = t.Pick(Memory, ["id", "content", "importance", "memory_type", "namespace"]);
+
+/** A relation as listed from one memory's point of view, with the memory at its other end. */
+export const ListedRelation = t.Composite([Relation, t.Object({ direction: t.Union([t.Literal("incoming"), t.Literal("outgoing")]), memory: RelatedMemory })]);
 export type ListedRelation = Static<typeof ListedRelation>;
 
-export function withDirection(relation: Relation, memoryId: string): ListedRelation {
-  return { ...relation, direction: relation.source_id === memoryId ? "outgoing" : "incoming" };
+/** `others` holds the memories at the relations' other ends (relations of active memories only, so each is there). */
+export function withDirection(relation: Relation, memoryId: string, others: Map<string, MemoryT>): ListedRelation {
+  const outgoing = relation.source_id === memoryId;
+  const other = others.get(outgoing ? relation.target_id : relation.source_id);
+  const memory = other
+    ? { id: other.id, content: other.content, importance: other.importance, memory_type: other.memory_type, namespace: other.namespace }
+    : { id: outgoing ? relation.target_id : relation.source_id, content: "", importance: 0, memory_type: "general" as const, namespace: "" };
+  return { ...relation, direction: outgoing ? "outgoing" : "incoming", memory };
 }

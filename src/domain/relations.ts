@@ -37,7 +37,14 @@ export class Relations {
     const now = this.clock();
     const [memory] = await this.store.getMemories(userId, [memoryId], now);
     if (!memory) throw notFound();
-    return (await this.store.relationsOf(userId, memoryId, now)).map((r) => withDirection(r, memoryId));
+    return this.listed(userId, memoryId, await this.store.relationsOf(userId, memoryId, now));
+  }
+
+  /** Relations of one memory from its point of view, each with the memory at its other end. */
+  async listed(userId: string, memoryId: string, relations: Relation[]): Promise<ListedRelation[]> {
+    const otherIds = [...new Set(relations.map((r) => (r.source_id === memoryId ? r.target_id : r.source_id)))];
+    const others = new Map((await this.store.getMemories(userId, otherIds, this.clock())).map((m) => [m.id, m]));
+    return relations.map((r) => withDirection(r, memoryId, others));
   }
 
   async delete(userId: string, memoryId: string, relationId: string): Promise<void> {

@@ -26,14 +26,29 @@ export function reasonFor(memory: Memory, now: number): SuggestionReason | null 
 
 const ORDER: SuggestionReason[] = ["decaying", "hot", "fresh", "stale"];
 
-/** Memories worth a look, grouped by reason in ORDER, each group by importance then recency. */
-export async function suggest(store: MemoryStore, clock: Clock, userId: string, filter: MemoryFilter, limit: number) {
+/**
+ * How much a flagged memory asks for review, 0..1: its importance, weighted by how far it has
+ * decayed (decaying, stale) or how much it is used (hot); a fresh memory by its importance alone.
+ */
+export function reviewScore(memory: Memory, reason: SuggestionReason, now: number): number {
+  const decayed = 1 - typeDecay(memory, 0, now);
+  const weight = reason === "hot" ? Math.min(1, memory.access_count / 10) : reason === "fresh" ? 1 : decayed;
+  return Math.round(memory.importance * weight * 1000) / 1000;
+}
+
+/**
+ * Memories worth a look, grouped by reason in ORDER, each group by importance then recency:
+ * the first `limit` (of `only` when given), and how many were flagged for each reason.
+ */
+export async function suggest(store: MemoryStore, clock: Clock, userId: string, filter: MemoryFilter, limit: number, only?: SuggestionReason) {
   const now = clock();
   const { memories } = await store.listMemories(userId, filter, { limit: SUGGESTION_SCAN_LIMIT, offset: 0 }, now);
   const flagged = memories.flatMap((memory) => {
     const reason = reasonFor(memory, now);
-    return reason ? [{ memory, reason }] : [];
+    return reason ? [{ memory, reason, review_score: reviewScore(memory, reason, now) }] : [];
   });
   flagged.sort((a, b) => ORDER.indexOf(a.reason) - ORDER.indexOf(b.reason) || b.memory.importance - a.memory.importance);
-  return flagged.slice(0, limit);
+  const counts = Object.fromEntries(ORDER.map((reason) => [reason, flagged.filter((f) => f.reason === reason).length])) as Record<SuggestionReason, number>;
+  const chosen = only ? flagged.filter((f) => f.reason === only) : flagged;
+  return { suggestions: chosen.slice(0, limit), counts, total: chosen.length };
 }

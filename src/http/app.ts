@@ -10,6 +10,7 @@ import { retrievalRoutes } from "./routes/retrieval";
 import { accountRoutes, publicRoutes } from "./routes/account";
 import { exploreRoutes } from "./routes/explore";
 import { ingestRoutes } from "./routes/ingest";
+import { consolidateRoutes } from "./routes/consolidate";
 import { healthRoutes } from "./health";
 
 /** The whole HTTP surface; routes are thin: schema-validated, delegating to src/domain. */
@@ -57,5 +58,6 @@ export function createApp(deps: AppDeps) {
     .use(relationRoutes(deps))
     .use(retrievalRoutes(deps))
     .use(exploreRoutes(deps))
-    .use(ingestRoutes(deps));
+    .use(ingestRoutes(deps))
+    .use(consolidateRoutes(deps));
 }

@@ -1,7 +1,7 @@
-import { t } from "elysia";
+import { t, type Static } from "elysia";
 import { Memory, tagsOf, type Memory as MemoryT } from "../domain/memory";
 import { Signals } from "../domain/scoring";
-import { ListedRelation, withDirection } from "../domain/relation";
+import { ListedRelation } from "../domain/relation";
 import type { RecalledMemory } from "../domain/recall";
 
 /**
@@ -10,8 +10,20 @@ import type { RecalledMemory } from "../domain/recall";
  */
 const Tags = t.Array(t.String());
 
-export const ListedMemory = t.Omit(Memory, ["deleted_at"]);
-export const listed = ({ deleted_at: _, ...rest }: MemoryT) => rest;
+/**
+ * A Memory as returned by get, list, PATCH and the MemoClaw aliases: the record plus what the
+ * MemoClaw clients read: `tags` (= metadata.tags), `embedding_model` (the model that embedded it:
+ * one per store) and `last_accessed` (= accessed_at).
+ */
+export const ListedMemory = t.Composite([
+  Memory,
+  t.Object({ tags: Tags, embedding_model: t.String(), last_accessed: t.String({ format: "date-time", description: "the same as accessed_at" }) }),
+]);
+export type ListedMemory = Static<typeof ListedMemory>;
+/** The presenter of ListedMemory for a store bound to `modelId`. */
+export const memoryView =
+  (modelId: string) =>
+  (m: MemoryT): ListedMemory => ({ ...m, tags: tagsOf(m), embedding_model: modelId, last_accessed: m.accessed_at });
 
 /** A schema of some Memory fields plus the top-level `tags`, and the function that fills it: the keys are listed once. */
 function withTags<const K extends keyof MemoryT & keyof typeof Memory.properties>(keys: readonly K[]) {
@@ -27,10 +39,11 @@ export const [ExportedMemory, exported] = withTags([
 ]);
 
 export const RecalledMemorySchema = t.Composite([
-  t.Pick(Memory, ["id", "content", "metadata", "importance", "namespace", "memory_type", "session_id", "agent_id", "created_at", "access_count", "pinned"]),
-  t.Object({ similarity: t.Number(), _signals: Signals, relations: t.Optional(t.Array(ListedRelation)) }),
+  t.Pick(Memory, ["id", "content", "metadata", "importance", "namespace", "memory_type", "session_id", "agent_id", "created_at", "access_count", "pinned", "immutable"]),
+  t.Object({ tags: Tags, similarity: t.Number(), _signals: Signals, relations: t.Optional(t.Array(ListedRelation)) }),
 ]);
-export const recalled = ({ memory: m, similarity, signals, relations }: RecalledMemory) => ({
+/** `relations`: the memory's relations as listed (with include_relations). */
+export const recalled = ({ memory: m, similarity, signals }: RecalledMemory, relations?: ListedRelation[]) => ({
   id: m.id,
   content: m.content,
   similarity,
@@ -43,6 +56,8 @@ export const recalled = ({ memory: m, similarity, signals, relations }: Recalled
   created_at: m.created_at,
   access_count: m.access_count,
   pinned: m.pinned,
+  immutable: m.immutable,
+  tags: tagsOf(m),
   _signals: signals,
-  ...(relations && { relations: relations.map((r) => withDirection(r, m.id)) }),
+  ...(relations && { relations }),
 });

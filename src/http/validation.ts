@@ -102,6 +102,31 @@ export const TagsQuery = t
   })
   .Encode((tags) => tags.join(","));
 
+/** `true` / `false` in a query string, nothing else. */
+export const QueryBool = t
+  .Transform(t.Union([t.Literal("true"), t.Literal("false")]))
+  .Decode((raw) => raw === "true")
+  .Encode((value): "true" | "false" => (value ? "true" : "false"));
+
+/** `metadata={"k":"v"}` in a query string: a JSON object of at most LIMITS.metadataKeys keys (values matched, see list-query.ts). */
+export const MetadataQuery = t
+  .Transform(t.String({ maxLength: LIMITS.metadataBytes, description: "a JSON object; every key must match" }))
+  .Decode((raw) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = undefined;
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw invalid("query/metadata: must be a JSON object", { field: "query/metadata", rule: "type", expected: "object" });
+    }
+    const keys = Object.keys(value).length;
+    if (keys > LIMITS.metadataKeys) throw invalid(`query/metadata: at most ${LIMITS.metadataKeys} keys`, { field: "query/metadata", rule: "max_properties", max_properties: LIMITS.metadataKeys, actual_properties: keys });
+    return value as Record<string, unknown>;
+  })
+  .Encode((value) => JSON.stringify(value));
+
 /**
  * A JSON body schema and its shape guard, for a route's options: `{ ...jsonBody(Schema), … }`.
  * Elysia's normalizer (exact-mirror) rebuilds nested objects and arrays from the schema *before*

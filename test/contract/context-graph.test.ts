@@ -109,7 +109,7 @@ describeEngines("dedup, context, suggested and graph", (engine) => {
   test("an empty wallet gets an empty context", async () => {
     const fresh = new Client(service);
     const res = await fresh.post("/v1/context", { query: "anything" });
-    expect(res.body).toEqual({ context: "", memories_used: 0, tokens: 0 });
+    expect(res.body).toEqual({ context: "", memories_used: 0, tokens: 0, memories: [] });
   });
 
   test("suggested flags fresh, hot, decaying and stale memories in that order of priority", async () => {

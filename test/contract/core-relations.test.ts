@@ -137,16 +137,19 @@ describeEngines("core memories and relations", (engine) => {
       ]);
       const res = await client.post(`/v1/memories/${newRule}/relations`, { target_id: oldRule, relation_type: "supersedes", metadata: { reason: "retro 2024-05" } });
       expect(res.status).toBe(201);
-      expect(Object.keys(res.body).sort()).toEqual(["created_at", "id", "metadata", "relation_type", "source_id", "target_id"]);
+      expect(Object.keys(res.body).sort()).toEqual(["created", "created_at", "id", "metadata", "relation_type", "source_id", "target_id"]);
       expect(res.body).toMatchObject({ source_id: newRule, target_id: oldRule, relation_type: "supersedes", metadata: { reason: "retro 2024-05" } });
       expect(res.body.id).toMatch(UUID);
       expect(Math.abs(Date.parse(res.body.created_at) - service.now())).toBeLessThan(5_000);
 
       const fromSource = await client.get(`/v1/memories/${newRule}/relations`);
       expect(fromSource.status).toBe(200);
-      expect(fromSource.body.relations).toEqual([{ ...res.body, direction: "outgoing" }]);
+      const { created: _, ...relation } = res.body;
+      const summary = (id: string, content: string, memory_type: string) => ({ id, content, importance: 0.5, memory_type, namespace: "default" });
+      const [oldContent, newContent] = [(await client.get(`/v1/memories/${oldRule}`)).body, (await client.get(`/v1/memories/${newRule}`)).body];
+      expect(fromSource.body.relations).toEqual([{ ...relation, direction: "outgoing", memory: summary(oldRule, oldContent.content, oldContent.memory_type) }]);
       const fromTarget = await client.get(`/v1/memories/${oldRule}/relations`);
-      expect(fromTarget.body.relations).toEqual([{ ...res.body, direction: "incoming" }]);
+      expect(fromTarget.body.relations).toEqual([{ ...relation, direction: "incoming", memory: summary(newRule, newContent.content, newContent.memory_type) }]);
     });
 
     test("every relation type is accepted; metadata defaults to {}; a memory lists incoming and outgoing together", async () => {
@@ -190,7 +193,7 @@ describeEngines("core memories and relations", (engine) => {
       const ac = (await client.post(`/v1/memories/${a}/relations`, { target_id: c, relation_type: "related_to" })).body;
       const res = await client.del(`/v1/memories/${a}/relations/${ab.id}`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ deleted: true });
+      expect(res.body).toEqual({ deleted: true, id: ab.id });
       expect((await client.get(`/v1/memories/${a}/relations`)).body.relations.map((r: { id: string }) => r.id)).toEqual([ac.id]);
       expect((await client.get(`/v1/memories/${b}/relations`)).body.relations).toEqual([]);
       expect((await client.del(`/v1/memories/${a}/relations/${ab.id}`)).status).toBe(404);
@@ -255,7 +258,8 @@ describeEngines("core memories and relations", (engine) => {
       expect((await client.get(`/v1/memories/${keep}/relations`)).body.relations).toHaveLength(2);
       expect((await client.del(`/v1/memories/${drop}`)).status).toBe(200);
       const after = (await client.get(`/v1/memories/${keep}/relations`)).body.relations;
-      expect(after).toEqual([{ ...kept, direction: "incoming" }]);
+      const { created: _, ...relation } = kept;
+      expect(after).toMatchObject([{ ...relation, direction: "incoming", memory: { id: third } }]);
       expect((await client.get(`/v1/memories/${drop}/relations`)).status).toBe(404);
       expect((await client.post(`/v1/memories/${keep}/relations`, { target_id: drop, relation_type: "supports" })).status).toBe(404);
       expect((await client.post(`/v1/memories/${drop}/relations`, { target_id: keep, relation_type: "supports" })).status).toBe(404);

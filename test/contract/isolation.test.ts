@@ -96,7 +96,7 @@ describeEngines("wallet isolation", (engine) => {
 
     const stats = (await bob.get("/v1/stats")).body;
     expect(stats).toMatchObject({ total_memories: 1, pinned_count: 0, by_namespace: [{ namespace: NS, count: 1 }] });
-    expect((await bob.get("/v1/namespaces")).body).toEqual({ namespaces: [{ namespace: NS, count: 1 }] });
+    expect((await bob.get("/v1/namespaces")).body).toMatchObject({ namespaces: [{ namespace: NS, name: NS, count: 1 }], total: 1 });
 
     expect404(await bob.get(`/v1/graph?memory_id=${secret}`));
     const graph = await bob.get(`/v1/graph?namespace=${NS}`);

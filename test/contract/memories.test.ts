@@ -54,7 +54,7 @@ describeEngines("memories", (engine) => {
         expect(Math.abs(Date.parse(m[field]) - before)).toBeLessThan(5_000);
       }
       expect(m.created_at).toBe(m.updated_at);
-      expect(m.deleted_at).toBeUndefined();
+      expect(m.deleted_at).toBeNull();
     });
 
     test("keeps every field it is given", async () => {
@@ -519,7 +519,7 @@ describeEngines("memories", (engine) => {
       const client = new Client(service);
       const id = await storeOne(client, { content: FACTS[18], pinned: true });
       const res = await client.patch("/v1/memories/batch", { updates: [{ id, pinned: false, immutable: true }] });
-      expect(res.body).toEqual({ updated: 1, errors: [] });
+      expect(res.body).toEqual({ updated: 1, errors: [], results: [{ id, updated: true }], failed: 0, tokens_used: 0 });
       expect((await client.get(`/v1/memories/${id}`)).body).toMatchObject({ pinned: false, immutable: true });
       const undo = await client.patch("/v1/memories/batch", { updates: [{ id, immutable: false }] });
       expect(undo.body.updated).toBe(0);
@@ -597,7 +597,7 @@ describeEngines("memories", (engine) => {
       expect(ids(await client.get("/v1/memories"))).toEqual([locked]);
       expect((await other.get(`/v1/memories/${foreign}`)).status).toBe(200);
       const again = await client.del("/v1/memories", { ids: [a] });
-      expect(again.body).toEqual({ deleted: 0, errors: [a] });
+      expect(again.body).toEqual({ deleted: 0, errors: [a], results: [{ id: a, deleted: false, error: "not_found" }], failed: [{ id: a, error: "not_found" }] });
     });
 
     test("bulk delete: missing, empty, over 100 ids or a bad uuid → 422", async () => {
@@ -679,7 +679,7 @@ describeEngines("memories", (engine) => {
       expect((await client.patch(`/v1/memories/${expiring}`, { expires_at: null })).status).toBe(404);
       const after = await visible();
       expect(after).toEqual({ list: [kept], search: [kept], recall: [kept], stats: 1, export: [kept], tagged: [kept] });
-      expect((await client.get("/v1/namespaces")).body.namespaces).toEqual([{ namespace: "default", count: 1 }]);
+      expect((await client.get("/v1/namespaces")).body.namespaces).toMatchObject([{ namespace: "default", name: "default", count: 1 }]);
       expect((await client.get(`/v1/memories/${kept}`)).body.expires_at).toBeNull();
       expect((await client.get(`/v1/memories/${kept}/relations`)).body.relations).toEqual([]);
       expect((await client.post(`/v1/memories/${kept}/relations`, { target_id: expiring, relation_type: "supports" })).status).toBe(404);

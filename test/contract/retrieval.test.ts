@@ -346,8 +346,10 @@ describeEngines("retrieval", (engine) => {
       const rel = (await other.post(`/v1/memories/${current}/relations`, { target_id: old, relation_type: "supersedes" })).body;
       const res = await other.post("/v1/recall", { query: "feature flags", include_relations: true, limit: 10 });
       const byId = new Map((res.body.memories as Recalled[]).map((m) => [m.id, m]));
-      expect(byId.get(current)?.relations).toEqual([{ ...rel, direction: "outgoing" }]);
-      expect(byId.get(old)?.relations).toEqual([{ ...rel, direction: "incoming" }]);
+      const { created: _, ...relation } = rel;
+      const summary = (id: string, content: string, memory_type: string) => ({ id, content, importance: 0.5, memory_type, namespace: "default" });
+      expect(byId.get(current)?.relations).toEqual([{ ...relation, direction: "outgoing", memory: summary(old, "Feature flags were kept in environment variables.", "decision") }]);
+      expect(byId.get(old)?.relations).toEqual([{ ...relation, direction: "incoming", memory: summary(current, "Feature flags are managed with LaunchDarkly now.", "correction") }]);
       expect(byId.get(current)?._signals.relation_count).toBe(1);
       const plain = await other.post("/v1/recall", { query: "feature flags", limit: 10 });
       for (const m of plain.body.memories as Recalled[]) expect(m).not.toHaveProperty("relations");

@@ -95,7 +95,7 @@ const ROUTES: Route[] = [
     body: { content: "fuzz content", metadata: { tags: ["a"] }, importance: 0.5, namespace: "fuzz", memory_type: "general", session_id: "s", agent_id: "a", expires_at: "2099-01-01T00:00:00Z", pinned: false, immutable: false },
   },
   { method: "POST", path: "/v1/store/batch", body: { memories: [{ content: "fuzz batch item" }] } },
-  { method: "GET", path: "/v1/memories", query: ["limit", "offset", "tags", "namespace", "session_id", "agent_id"] },
+  { method: "GET", path: "/v1/memories", query: ["limit", "offset", "tags", "namespace", "session_id", "agent_id", "memory_type", "pinned", "immutable", "after", "before", "sort", "order", "metadata"] },
   { method: "DELETE", path: "/v1/memories", body: { ids: [SOME_ID] } },
   { method: "PATCH", path: "/v1/memories/batch", body: { updates: [{ id: SOME_ID, importance: 0.7 }] } },
   { method: "GET", path: "/v1/memories/{id}" },
@@ -118,10 +118,22 @@ const ROUTES: Route[] = [
   },
   { method: "POST", path: "/v1/ingest", body: { messages: [{ role: "user", content: "I prefer tea." }], namespace: "fuzz", session_id: "s", agent_id: "a", auto_relate: true } },
   { method: "POST", path: "/v1/extract", body: { text: "We decided to use Postgres." } },
-  { method: "GET", path: "/v1/suggested", query: ["namespace", "limit"] },
+  { method: "GET", path: "/v1/suggested", query: ["namespace", "limit", "category", "session_id", "agent_id"] },
   { method: "GET", path: "/v1/graph", query: ["memory_id", "namespace", "depth", "max_nodes"] },
   { method: "POST", path: "/auth/session", body: { address: "0x0000000000000000000000000000000000000001", timestamp: 1, signature: "0x00" } },
   { method: "GET", path: "/v1/free-tier/info" },
+  // MemoClaw clients' routes (README › MemoClaw clients)
+  { method: "GET", path: "/v1/memories/search", query: ["q", "limit", "namespace", "tags", "memory_type", "session_id", "agent_id", "after", "before", "sort", "order", "pinned", "metadata"] },
+  { method: "GET", path: "/v1/memories/count", query: ["namespace", "tags", "memory_type", "pinned", "immutable", "since", "until", "metadata"] },
+  { method: "GET", path: "/v1/core-memories", query: ["limit", "namespace", "agent_id"] },
+  { method: "GET", path: "/v1/core", query: ["limit", "namespace", "offset"] },
+  { method: "GET", path: "/v1/tags", query: ["namespace", "agent_id"] },
+  { method: "POST", path: "/v1/memories/batch-update", body: { updates: [{ id: SOME_ID, tags: ["b"], session_id: "s2" }] } },
+  { method: "POST", path: "/v1/memories/batch-delete", body: { ids: [SOME_ID] } },
+  { method: "POST", path: "/v1/memories/bulk-delete", body: { ids: [SOME_ID] } },
+  { method: "POST", path: "/v1/memories/extract", body: { messages: [{ role: "user", content: "I prefer tea." }], namespace: "fuzz", session_id: "s", agent_id: "a" } },
+  { method: "POST", path: "/v1/memories/consolidate", body: { namespace: "fuzz", min_similarity: 0.9, mode: "merge", dry_run: true } },
+  { method: "POST", path: "/v1/migrate", body: { files: [{ filename: "notes.md", content: "# Notes\n- The user likes tea" }], namespace: "fuzz", auto_tag: true, dry_run: false } },
 ];
 
 const CONTENT_TYPES = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/xml", "", "application/json; charset=utf-8", "APPLICATION/JSON"];

@@ -8,6 +8,7 @@ import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
 import { exported, ExportedMemory } from "../present";
 import { jsonBody, TagsQuery } from "../validation";
+import { tagCounts } from "../../domain/tag-counts";
 
 const EXPORT_PAGE = 1000;
 const isoOrUndefined = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
@@ -64,9 +65,38 @@ export const accountRoutes = (deps: AppDeps) =>
       detail: { summary: "Free calls left for this wallet" },
     })
     .get("/v1/stats", ({ userId }) => deps.store.stats(userId, deps.clock()), { response: { 200: Stats }, detail: { summary: "Memory statistics" } })
-    .get("/v1/namespaces", async ({ userId }) => ({ namespaces: await deps.store.namespaces(userId, deps.clock()) }), {
-      response: { 200: t.Object({ namespaces: t.Array(t.Object({ namespace: t.String(), count: t.Integer() })) }) },
-      detail: { summary: "Namespaces with their active memory counts" },
+    .get(
+      "/v1/namespaces",
+      async ({ userId }) => {
+        const namespaces = await deps.store.namespaces(userId, deps.clock());
+        const described = [];
+        for (const { namespace, count } of namespaces) {
+          const newest = await deps.memories.list(userId, { namespace }, { limit: 1, offset: 0 });
+          described.push({ namespace, name: namespace, count, last_memory_at: newest.memories[0]?.created_at ?? null });
+        }
+        return { namespaces: described, total: described.length };
+      },
+      {
+        response: {
+          200: t.Object({
+            namespaces: t.Array(
+              t.Object({
+                namespace: t.String(),
+                name: t.String({ description: "the same as namespace (MemoClaw clients read it)" }),
+                count: t.Integer(),
+                last_memory_at: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "created_at of its newest memory" }),
+              }),
+            ),
+            total: t.Integer({ description: "number of namespaces" }),
+          }),
+        },
+        detail: { summary: "Namespaces with their active memory counts" },
+      },
+    )
+    .get("/v1/tags", async ({ query, userId }) => ({ tags: await tagCounts(deps.memories, userId, { namespace: query.namespace, agent_id: query.agent_id }) }), {
+      query: t.Object({ namespace: t.Optional(ScopeField), agent_id: t.Optional(ScopeField) }),
+      response: { 200: t.Object({ tags: t.Array(t.Object({ tag: t.String(), count: t.Integer() })) }) },
+      detail: { summary: "Tags in use, with how many active memories carry each (MemoClaw)" },
     })
     .get(
       "/v1/export",
@@ -88,12 +118,16 @@ export const accountRoutes = (deps: AppDeps) =>
           if (page.memories.length < EXPORT_PAGE) break;
         }
         const format = query.format ?? "json";
+        if (format === "jsonl") {
+          const rows = memories.map(exported);
+          return { format, memories: rows, count: memories.length, jsonl: rows.map((row) => JSON.stringify(row)).join("\n") };
+        }
         const body = format === "csv" ? toCsv(memories) : format === "markdown" ? toMarkdown(memories) : memories.map(exported);
         return { format, memories: body, count: memories.length };
       },
       {
         query: t.Object({
-          format: t.Optional(t.Union([t.Literal("json"), t.Literal("csv"), t.Literal("markdown")])),
+          format: t.Optional(t.Union([t.Literal("json"), t.Literal("csv"), t.Literal("markdown"), t.Literal("jsonl")])),
           namespace: t.Optional(ScopeField),
           memory_type: t.Optional(MemoryType),
           tags: t.Optional(TagsQuery),
@@ -103,7 +137,14 @@ export const accountRoutes = (deps: AppDeps) =>
           after: t.Optional(Timestamp),
           include_deleted: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])),
         }),
-        response: { 200: t.Object({ format: t.String(), memories: t.Union([t.Array(ExportedMemory), t.String()]), count: t.Integer() }) },
+        response: {
+          200: t.Object({
+            format: t.String(),
+            memories: t.Union([t.Array(ExportedMemory), t.String()]),
+            count: t.Integer(),
+            jsonl: t.Optional(t.String({ description: "format=jsonl: one JSON memory per line (memories is the array, as for json)" })),
+          }),
+        },
         detail: {
           summary: "Export memories as JSON, CSV or Markdown",
           description: "`memories` is an array for json and a string (the CSV or Markdown document) for csv and markdown. Newest first.",

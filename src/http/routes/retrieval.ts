@@ -1,22 +1,27 @@
 import { Elysia, t } from "elysia";
-import { LIMITS, MemoryType, ScopeField, Timestamp } from "../../domain/memory";
+import { LIMITS, Metadata, MemoryType, ScopeField, Tags, Timestamp } from "../../domain/memory";
 import { keywordSearch } from "../../domain/search";
+import { accepts, type Refinement } from "../../domain/list-query";
 import { authPlugin } from "../auth-plugin";
-import { jsonBody } from "../validation";
+import { jsonBody, QueryInt } from "../validation";
 import type { AppDeps } from "../deps";
-import { recalled, RecalledMemorySchema, searched, SearchedMemory } from "../present";
+import { ListedMemory, memoryView, recalled, RecalledMemorySchema, searched, SearchedMemory } from "../present";
+import { filterOf, MemoryQuery, refinementOf } from "../memory-query";
 import { ContextItem } from "../../domain/context";
 
-const Tags = t.Array(t.String({ maxLength: LIMITS.tagChars }), { maxItems: LIMITS.tags });
+const iso = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
 
 /** Recall (hybrid, paid) and keyword search (BM25, free). */
-export const retrievalRoutes = (deps: AppDeps) =>
-  new Elysia({ detail: { tags: ["retrieval"] } })
+export const retrievalRoutes = (deps: AppDeps) => {
+  const listed = memoryView(deps.embedder.modelId);
+  return new Elysia({ detail: { tags: ["retrieval"] } })
     .use(authPlugin(deps))
     .post(
       "/v1/recall",
       async ({ body, wallet, userId, setHeader, request }) =>
         deps.paywall.charge(wallet, "POST /v1/recall", request, setHeader, async () => {
+          const f = body.filters;
+          const refinement: Refinement = { metadata: f?.metadata };
           const { results, query_tokens } = await deps.recall.run(userId, {
             query: body.query,
             limit: body.limit ?? 5,
@@ -27,11 +32,19 @@ export const retrievalRoutes = (deps: AppDeps) =>
               namespace: body.namespace,
               session_id: body.session_id,
               agent_id: body.agent_id,
-              tags: body.filters?.tags,
-              created_after: body.filters?.after ? new Date(body.filters.after).toISOString() : undefined,
+              tags: f?.tags,
+              memory_type: f?.memory_type,
+              pinned: f?.pinned,
+              created_after: iso(f?.after),
+              created_before: iso(f?.before),
             },
+            ...(f?.metadata && { accept: (m) => accepts(refinement, m) }),
           });
-          return { memories: results.map(recalled), query_tokens };
+          const memories = [];
+          for (const r of results) {
+            memories.push(recalled(r, r.relations && (await deps.relations.listed(userId, r.memory.id, r.relations))));
+          }
+          return { memories, query_tokens };
         }),
       {
         ...jsonBody(t.Object({
@@ -42,7 +55,16 @@ export const retrievalRoutes = (deps: AppDeps) =>
           session_id: t.Optional(ScopeField),
           agent_id: t.Optional(ScopeField),
           include_relations: t.Optional(t.Boolean()),
-          filters: t.Optional(t.Object({ tags: t.Optional(Tags), after: t.Optional(Timestamp) })),
+          filters: t.Optional(
+            t.Object({
+              tags: t.Optional(Tags),
+              after: t.Optional(Timestamp),
+              before: t.Optional(Timestamp),
+              memory_type: t.Optional(MemoryType),
+              pinned: t.Optional(t.Boolean()),
+              metadata: t.Optional(Metadata),
+            }),
+          ),
         })),
         response: { 200: t.Object({ memories: t.Array(RecalledMemorySchema), query_tokens: t.Integer() }) },
         detail: {
@@ -72,20 +94,49 @@ export const retrievalRoutes = (deps: AppDeps) =>
         detail: { summary: "Keyword search (BM25)", description: "Operators and quotes in the query are treated as text." },
       },
     )
+    .get(
+      "/v1/memories/search",
+      async ({ query, userId }) => {
+        const refinement = refinementOf(query);
+        const refined = refinement.metadata !== undefined || refinement.immutable !== undefined;
+        const limit = query.limit ?? 10;
+        // A metadata or immutable condition is applied to the best BM25 hits (up to the page limit's maximum).
+        const found = await keywordSearch(deps.store, deps.clock, userId, query.q, filterOf(query), refined ? LIMITS.pageSize : limit);
+        let memories = refined ? found.memories.filter((m) => accepts(refinement, m)).slice(0, limit) : found.memories;
+        if (query.sort) {
+          const sign = query.order === "asc" ? 1 : -1;
+          const key = (m: (typeof memories)[number]) => (query.sort === "importance" ? m.importance : Date.parse(m[query.sort!]));
+          memories = [...memories].sort((a, b) => sign * (key(a) - key(b)));
+        }
+        return { memories: memories.map(listed), total: refined ? memories.length : found.total, query: query.q };
+      },
+      {
+        query: t.Object({
+          q: t.String({ minLength: 1, maxLength: LIMITS.searchQuery }),
+          limit: t.Optional(QueryInt("limit", 1, LIMITS.pageSize)),
+          ...MemoryQuery,
+        }),
+        response: { 200: t.Object({ memories: t.Array(ListedMemory), total: t.Integer(), query: t.String() }) },
+        detail: {
+          summary: "Keyword search (BM25), MemoClaw's GET form",
+          description: "POST /v1/search's search with the query in `q` and GET /v1/memories's filters; full memories. `sort`/`order` reorder the best hits.",
+        },
+      },
+    )
     .post(
       "/v1/context",
       async ({ body, wallet, userId, setHeader, request }) =>
         deps.paywall.charge(wallet, "POST /v1/context", request, setHeader, async () => {
-          const { llm_tokens: _, ...assembled } = await deps.context.assemble(userId, {
+          const { llm_tokens: _, items, ...assembled } = await deps.context.assemble(userId, {
             query: body.query,
             filter: { namespace: body.namespace, session_id: body.session_id, agent_id: body.agent_id },
-            max_memories: body.max_memories ?? 10,
+            max_memories: body.max_memories ?? body.limit ?? 10,
             max_tokens: body.max_tokens ?? 4000,
             format: body.format ?? "text",
             include_metadata: body.include_metadata ?? false,
             summarize: body.summarize ?? false,
           });
-          return assembled;
+          return { ...assembled, memories: items };
         }),
       {
         ...jsonBody(t.Object({
@@ -94,6 +145,7 @@ export const retrievalRoutes = (deps: AppDeps) =>
           session_id: t.Optional(ScopeField),
           agent_id: t.Optional(ScopeField),
           max_memories: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+          limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "the same as max_memories (MemoClaw clients send it); max_memories wins" })),
           max_tokens: t.Optional(t.Integer({ minimum: 100, maximum: 16000 })),
           format: t.Optional(t.Union([t.Literal("text"), t.Literal("structured")])),
           include_metadata: t.Optional(t.Boolean()),
@@ -104,6 +156,7 @@ export const retrievalRoutes = (deps: AppDeps) =>
             context: t.Union([t.String(), t.Object({ memories: t.Array(ContextItem) })]),
             memories_used: t.Integer(),
             tokens: t.Integer({ description: "estimated as ceil(characters / 4) of the returned context" }),
+            memories: t.Array(ContextItem, { description: "the memories in the context, in order (MemoClaw clients read them)" }),
           }),
         },
         detail: {
@@ -112,3 +165,4 @@ export const retrievalRoutes = (deps: AppDeps) =>
         },
       },
     );
+};

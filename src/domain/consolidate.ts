@@ -1,0 +1,70 @@
+import { t } from "elysia";
+import type { MemoryFilter, MemoryStore } from "./store-port";
+import type { Memories } from "./memories";
+import type { Memory } from "./memory";
+import type { Clock } from "./ports";
+import { isDuplicate, merge, type Candidate } from "./dedup";
+import { contentHash, cosine } from "./text";
+
+/** Memories examined per call, newest first (clustering compares pairs): bounds the cost for very large wallets. */
+export const CONSOLIDATE_SCAN_LIMIT = 5000;
+
+export const ConsolidatedCluster = t.Object({
+  memory_ids: t.Array(t.String(), { description: "the memory kept first, then those folded into it" }),
+  similarity: t.Number({ description: "the lowest cosine between the kept memory and another member" }),
+  merged_into: t.String({ description: "the id of the memory kept" }),
+});
+
+/**
+ * Finds clusters of duplicates among a wallet's memories and (unless `dry_run`) merges each into
+ * one memory. Membership is the store path's dedup rule exactly (dedup.ts isDuplicate: same
+ * namespace, and the same text or a cosine ≥ the threshold *and* the same fact signature), always
+ * tested against the cluster's kept memory, never by chaining, so different facts are never merged
+ * whatever `min_similarity` a client sends. The kept memory is the pinned or immutable one first,
+ * then the most important, then the oldest; the others fold into it as a duplicate store would
+ * (dedup.ts merge: higher importance, union of tags…) and are soft-deleted. An immutable memory
+ * is never folded into another, and one that is kept is not changed.
+ */
+export async function consolidate(
+  store: MemoryStore,
+  memories: Memories,
+  clock: Clock,
+  userId: string,
+  request: { filter: MemoryFilter; min_similarity: number; dry_run: boolean },
+) {
+  const { memories: found } = await memories.list(userId, request.filter, { limit: CONSOLIDATE_SCAN_LIMIT, offset: 0 });
+  const vectors = await store.embeddings(userId, found.map((m) => m.id));
+  const candidates: Candidate[] = found
+    .filter((m) => vectors.has(m.id))
+    .map((memory) => ({ memory, embedding: vectors.get(memory.id)!, content_hash: contentHash(memory.content) }))
+    .sort(keeperFirst);
+  const clusters: { head: Candidate; members: Candidate[] }[] = [];
+  for (const candidate of candidates) {
+    const home = candidate.memory.immutable ? undefined : clusters.find((c) => isDuplicate(c.head, candidate, request.min_similarity));
+    if (home) home.members.push(candidate);
+    else clusters.push({ head: candidate, members: [] });
+  }
+  const merging = clusters.filter((c) => c.members.length > 0);
+  const now = new Date(clock()).toISOString();
+  if (!request.dry_run) {
+    for (const { head, members } of merging) {
+      const merged = members.reduce((kept, m) => merge(kept, m.memory, now), head.memory);
+      if (merged !== head.memory) await store.updateMemory(userId, { memory: merged });
+      await memories.deleteMany(userId, members.map((m) => m.memory.id));
+    }
+  }
+  const details = merging.map(({ head, members }) => ({
+    memory_ids: [head.memory.id, ...members.map((m) => m.memory.id)],
+    similarity: Math.min(...members.map((m) => round(cosine(head.embedding, m.embedding)))),
+    merged_into: head.memory.id,
+  }));
+  return { clusters: details, merged: details.reduce((n, d) => n + d.memory_ids.length - 1, 0), examined: candidates.length };
+}
+
+const round = (x: number) => Math.round(Math.min(1, x) * 1000) / 1000;
+
+/** The memory a cluster keeps: pinned or immutable first, then the most important, then the oldest. */
+function keeperFirst(a: Candidate, b: Candidate): number {
+  const locked = (m: Memory) => (m.pinned || m.immutable ? 1 : 0);
+  return locked(b.memory) - locked(a.memory) || b.memory.importance - a.memory.importance || a.memory.created_at.localeCompare(b.memory.created_at);
+}

@@ -1,0 +1,450 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client, startService, TestWallet, type TestService } from "../helpers/harness";
+import { describeEngines } from "../helpers/engines";
+import { expectFieldError, MISSING_ID, raw, storeMany, storeOne, uniqueNs, type Reply } from "../helpers/contract";
+
+/**
+ * The requests the public MemoClaw clients (CLI, MCP server, TS and Python SDKs) send, as they send
+ * them, with assertions on the fields they parse: aliases, additive response fields, filters, the
+ * Python SDK's bare-hex signature, and rate limiting. See README › MemoClaw clients.
+ */
+const ids = (res: Reply) => (res.body.memories as { id: string }[]).map((m) => m.id);
+const sorted = (xs: string[]) => [...xs].sort();
+/** 422 VALIDATION_ERROR naming `field`, and when given the broken `rule`. */
+function expect422(res: Reply, field: string, rule?: string): void {
+  expectFieldError(res, field);
+  if (rule) {
+    const { details } = res.body.error;
+    expect([details.rule, ...(details.errors ?? []).map((d: { rule: string }) => d.rule)]).toContain(rule);
+  }
+}
+
+describeEngines("memoclaw clients", (engine) => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startService(engine);
+  });
+  afterAll(() => service.stop());
+
+  describe("auth", () => {
+    test("the signature is accepted with or without 0x (eth-account gives bare hex)", async () => {
+      const wallet = new TestWallet();
+      const ts = Math.floor(service.now() / 1000);
+      const [address, time, signature] = (await wallet.header(ts)).split(":") as [string, string, string];
+      const bare = await raw(service, "GET", "/v1/free-tier/status", undefined, { "x-wallet-auth": `${address}:${time}:${signature.slice(2)}` });
+      expect(bare.status).toBe(200);
+      expect(bare.body.wallet).toBe(address.toLowerCase());
+      const session = await raw(service, "POST", "/auth/session", { address, timestamp: ts, signature: signature.slice(2) });
+      expect(session.status).toBe(200);
+      const broken = await raw(service, "GET", "/v1/free-tier/status", undefined, { "x-wallet-auth": `${address}:${time}:${signature.slice(2, -2)}` });
+      expect(broken.status).toBe(401);
+      expect(broken.body.error.code).toBe("AUTH_ERROR");
+    });
+  });
+
+  describe("tags alias and Memory fields", () => {
+    test("top-level tags on store, batch items and PATCH are metadata.tags; Memory objects carry tags, embedding_model, deleted_at, immutable, last_accessed", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs("tags");
+      const id = await storeOne(client, { content: "The user deploys with GitHub Actions on every merge.", tags: ["ci", "deploy"], namespace });
+      const got = (await client.get(`/v1/memories/${id}`)).body;
+      expect(got).toMatchObject({ metadata: { tags: ["ci", "deploy"] }, tags: ["ci", "deploy"], deleted_at: null, immutable: false });
+      expect(got.embedding_model).toBe(service.deps.embedder.modelId);
+      expect(got.last_accessed).toBe(got.accessed_at);
+
+      const batch = await client.post("/v1/store/batch", {
+        memories: [
+          { content: "Staging runs on a single Hetzner box.", tags: ["infra"], namespace },
+          { content: "Production databases are backed up nightly to S3.", metadata: { tags: ["backup"], owner: "ops" }, tags: ["backup"], namespace },
+        ],
+      });
+      expect(batch.status).toBe(201);
+      const [a, b] = batch.body.ids;
+      expect((await client.get(`/v1/memories/${a}`)).body.metadata).toEqual({ tags: ["infra"] });
+      expect((await client.get(`/v1/memories/${b}`)).body.metadata).toEqual({ tags: ["backup"], owner: "ops" });
+
+      // PATCH with only tags keeps the other metadata keys
+      const patched = await client.patch(`/v1/memories/${b}`, { tags: ["backup", "s3"] });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ metadata: { tags: ["backup", "s3"], owner: "ops" }, tags: ["backup", "s3"] });
+      // metadata without tags + tags: merged
+      expect((await client.patch(`/v1/memories/${b}`, { metadata: { owner: "sre" }, tags: ["dr"] })).body.metadata).toEqual({ owner: "sre", tags: ["dr"] });
+      // batch update with tags (both names)
+      const updated = await client.post("/v1/memories/batch-update", { updates: [{ id: a, tags: ["infra", "staging"] }] });
+      expect(updated.body).toMatchObject({ updated: 1, failed: 0, results: [{ id: a, updated: true }] });
+      expect((await client.get(`/v1/memories/${a}`)).body.tags).toEqual(["infra", "staging"]);
+    });
+
+    test("tags and metadata.tags that differ are 422 (store, batch, PATCH); too many tags are 422", async () => {
+      const client = new Client(service);
+      const conflict = await client.post("/v1/store", { content: "A fact about tags.", tags: ["a"], metadata: { tags: ["b"] } });
+      expect422(conflict, "body/tags", "conflict");
+      const batch = await client.post("/v1/store/batch", { memories: [{ content: "x one" }, { content: "x two", tags: ["a"], metadata: { tags: ["b"] } }] });
+      expect422(batch, "body/memories/1/tags", "conflict");
+      const id = await storeOne(client, { content: "Tags are checked on PATCH too." });
+      expect422(await client.patch(`/v1/memories/${id}`, { tags: ["a"], metadata: { tags: ["c"] } }), "body/tags", "conflict");
+      expect422(await client.post("/v1/store", { content: "eleven tags", tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }), "body/tags", "max_items");
+      const full = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i]));
+      expect422(await client.post("/v1/store", { content: "twenty keys and tags", metadata: full, tags: ["x"] }), "body/metadata", "max_properties");
+      expect((await client.get("/v1/memories")).body.total).toBe(1);
+    });
+
+    test("PATCH accepts session_id and agent_id (null clears them), and records them in history", async () => {
+      const client = new Client(service);
+      const id = await storeOne(client, { content: "The agent summarises stand-ups every morning.", session_id: "s1" });
+      const res = await client.patch(`/v1/memories/${id}`, { session_id: "s2", agent_id: "planner" });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ session_id: "s2", agent_id: "planner" });
+      expect((await client.patch(`/v1/memories/${id}`, { agent_id: null })).body.agent_id).toBeNull();
+      expect((await client.get(`/v1/memories/${id}/history`)).body.history[1].changes).toEqual({ session_id: "s2", agent_id: "planner" });
+      expect422(await client.patch(`/v1/memories/${id}`, { agent_id: "x".repeat(256) }), "body/agent_id", "max_length");
+    });
+  });
+
+  describe("list and count filters", () => {
+    let client: Client;
+    let namespace: string;
+    let rows: string[];
+    beforeAll(async () => {
+      client = new Client(service);
+      namespace = uniqueNs("filters");
+      rows = await storeMany(client, [
+        { content: "Decision: use Postgres for the billing service.", memory_type: "decision", importance: 0.9, metadata: { team: "billing", tags: ["db"] }, namespace },
+        { content: "The user likes concise commit messages.", memory_type: "preference", importance: 0.3, pinned: true, namespace },
+        { content: "Project Atlas ships in March.", memory_type: "project", importance: 0.6, immutable: true, metadata: { team: "atlas" }, namespace },
+      ]);
+      service.advance(2000);
+      rows.push(await storeOne(client, { content: "Observation: flaky tests cluster around the payments module.", memory_type: "observation", importance: 0.6, metadata: { team: "billing" }, namespace }));
+    });
+    const list = async (query: string) => ids(await client.get(`/v1/memories?namespace=${namespace}&${query}`));
+    const count = async (query: string) => (await client.get(`/v1/memories/count?namespace=${namespace}&${query}`)).body.count;
+
+    test("memory_type, pinned, immutable, after/before (and since/until), metadata: applied to list and count", async () => {
+      const [decision, preference, project, observation] = rows as [string, string, string, string];
+      expect(await list("memory_type=decision")).toEqual([decision]);
+      expect(await list("pinned=true")).toEqual([preference]);
+      expect(sorted(await list("pinned=false"))).toEqual(sorted([decision, project, observation]));
+      expect(await list("immutable=true")).toEqual([project]);
+      expect(sorted(await list(`metadata=${encodeURIComponent(JSON.stringify({ team: "billing" }))}`))).toEqual(sorted([decision, observation]));
+      expect(await list(`metadata=${encodeURIComponent(JSON.stringify({ team: "billing", tags: "db" }))}`)).toEqual([decision]);
+      const cut = new Date(service.now() - 1000).toISOString();
+      expect(await list(`after=${cut}`)).toEqual([observation]);
+      expect(await list(`since=${cut}`)).toEqual([observation]);
+      expect(sorted(await list(`before=${cut}`))).toEqual(sorted([decision, preference, project]));
+      expect(sorted(await list(`until=${cut}`))).toEqual(sorted([decision, preference, project]));
+      expect(await count("")).toBe(4);
+      expect(await count(`memory_type=decision`)).toBe(1);
+      expect(await count(`metadata=${encodeURIComponent(JSON.stringify({ team: "billing" }))}`)).toBe(2);
+      expect(await count("immutable=false&pinned=false")).toBe(2);
+    });
+
+    test("sort and order; a refined page keeps total, limit and offset", async () => {
+      const [decision, preference, project, observation] = rows as [string, string, string, string];
+      expect(await list("sort=importance&order=desc")).toEqual([decision, observation, project, preference]);
+      // ties stay newest first in either order
+      expect(await list("sort=importance&order=asc")).toEqual([preference, observation, project, decision]);
+      expect((await list("sort=created_at&order=asc"))[3]).toBe(observation);
+      const page = (await client.get(`/v1/memories?namespace=${namespace}&sort=importance&limit=2&offset=1`)).body;
+      expect(page).toMatchObject({ total: 4, limit: 2, offset: 1 });
+      expect(ids({ body: page } as Reply)).toEqual([observation, project]);
+    });
+
+    test("bad filters are 422", async () => {
+      expect422(await client.get("/v1/memories?metadata=notjson"), "query/metadata", "type");
+      expect422(await client.get("/v1/memories?metadata=%5B1%5D"), "query/metadata", "type");
+      expect422(await client.get("/v1/memories?sort=content"), "query/sort");
+      expect422(await client.get("/v1/memories?order=up"), "query/order");
+      expect422(await client.get("/v1/memories?pinned=yes"), "query/pinned");
+      expect422(await client.get("/v1/memories?after=yesterday"), "query/after", "format");
+      expect422(await client.get("/v1/memories/count?memory_type=fact"), "query/memory_type");
+      // the spec's list limit stands (the CLI asks for 1000)
+      expect422(await client.get("/v1/memories?limit=1000"), "query/limit");
+    });
+  });
+
+  describe("GET /v1/memories/search", () => {
+    test("BM25 with the list's filters, full memories; not captured by /v1/memories/:id", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs("search");
+      const [kafka, kafkaOld, redis] = await storeMany(client, [
+        { content: "Kafka consumers lag during the nightly batch import.", memory_type: "observation", tags: ["kafka"], namespace, importance: 0.4 },
+        { content: "Kafka was upgraded to 3.6 last quarter.", memory_type: "project", namespace, importance: 0.8 },
+        { content: "Redis holds the session cache.", namespace },
+      ]);
+      const res = await client.get(`/v1/memories/search?q=kafka&namespace=${namespace}`);
+      expect(res.status).toBe(200);
+      expect(sorted(ids(res))).toEqual(sorted([kafka, kafkaOld]));
+      expect(res.body.total).toBe(2);
+      expect(res.body.memories[0]).toHaveProperty("embedding_model");
+      expect(res.body.memories[0]).toHaveProperty("user_id");
+      expect(ids(await client.get(`/v1/memories/search?q=kafka&namespace=${namespace}&memory_type=project`))).toEqual([kafkaOld]);
+      expect(ids(await client.get(`/v1/memories/search?q=kafka&namespace=${namespace}&tags=kafka`))).toEqual([kafka]);
+      expect(ids(await client.get(`/v1/memories/search?q=kafka&namespace=${namespace}&sort=importance&order=asc`))).toEqual([kafka, kafkaOld]);
+      expect(ids(await client.get(`/v1/memories/search?q=kafka&namespace=${namespace}&metadata=${encodeURIComponent('{"tags":"kafka"}')}`))).toEqual([kafka]);
+      expect(ids(await client.get(`/v1/memories/search?q=session&namespace=${namespace}`))).toEqual([redis]);
+      expect422(await client.get("/v1/memories/search"), "query/q");
+      expect422(await client.get(`/v1/memories/search?q=${"a".repeat(1001)}`), "query/q", "max_length");
+      // another wallet finds nothing
+      expect((await new Client(service).get(`/v1/memories/search?q=kafka&namespace=${namespace}`)).body).toMatchObject({ memories: [], total: 0 });
+    });
+  });
+
+  describe("core memories", () => {
+    test("GET /v1/core-memories and /v1/core: pinned first, then important or often recalled; scoped to the wallet", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs("core");
+      const [pinned, important, plain] = await storeMany(client, [
+        { content: "Always answer in British English.", pinned: true, importance: 0.2, namespace },
+        { content: "The production database must never be dropped.", importance: 0.95, namespace },
+        { content: "The office plant needs water on Fridays.", importance: 0.3, namespace },
+      ]);
+      for (const path of ["/v1/core-memories", "/v1/core"]) {
+        const res = await client.get(`${path}?namespace=${namespace}&limit=10`);
+        expect(res.status).toBe(200);
+        expect(ids(res)).toEqual([pinned, important]);
+        expect(res.body.total).toBe(2);
+        expect(res.body.memories[0]).toMatchObject({ pinned: true, tags: [] });
+        expect(ids(res)).not.toContain(plain);
+      }
+      expect(ids(await client.get(`/v1/core-memories?namespace=${namespace}&limit=1`))).toEqual([pinned]);
+      expect((await new Client(service).get(`/v1/core-memories?namespace=${namespace}`)).body).toEqual({ memories: [], total: 0 });
+      // the spec's core list stays pinned only
+      expect(ids(await client.get(`/v1/memories/core?namespace=${namespace}`))).toEqual([pinned]);
+      expect422(await client.get("/v1/core-memories?limit=0"), "query/limit");
+    });
+  });
+
+  describe("batch update and batch delete aliases", () => {
+    test("POST /v1/memories/batch-update is PATCH /v1/memories/batch (paid, per-item results); another wallet's memory is 404", async () => {
+      const client = new Client(service);
+      const other = new Client(service);
+      const foreign = await storeOne(other, { content: "Bob's memory about his bicycle." });
+      const [a, locked] = await storeMany(client, [{ content: "Lunch is at noon." }, { content: "The contract is signed.", immutable: true }]);
+      const before = Number((await client.get("/v1/free-tier/status")).body.free_tier_remaining);
+      const res = await client.post("/v1/memories/batch-update", { updates: [{ id: a, importance: 0.7 }, { id: locked, importance: 0.1 }, { id: foreign, importance: 0.1 }, { id: "nope" }] });
+      expect(res.status).toBe(200);
+      expect(res.body.updated).toBe(1);
+      expect(res.body.failed).toBe(3);
+      expect(res.body.results.map((r: { id: string; updated: boolean }) => [r.id, r.updated])).toEqual([[a, true], [locked, false], [foreign, false], ["nope", false]]);
+      expect(res.body.errors.map((e: { status: number }) => e.status)).toEqual([409, 404, 422]);
+      expect(typeof res.body.results[1].error).toBe("string");
+      expect(Number(res.headers.get("x-free-tier-remaining"))).toBe(before - 1);
+      expect((await other.get(`/v1/memories/${foreign}`)).body.importance).toBe(0.5);
+      expect422(await client.post("/v1/memories/batch-update", { updates: [] }), "body/updates", "min_items");
+    });
+
+    test("POST /v1/memories/batch-delete and /bulk-delete are DELETE /v1/memories with per-id results (free)", async () => {
+      const client = new Client(service);
+      const other = new Client(service);
+      const foreign = await storeOne(other, { content: "Carol keeps bees on the roof." });
+      const [a, b, locked] = await storeMany(client, [{ content: "Temp note one about gravel." }, { content: "Temp note two about sand." }, { content: "Keep forever: the founding date.", immutable: true }]);
+      const before = (await client.get("/v1/free-tier/status")).body.free_tier_remaining;
+      const res = await client.post("/v1/memories/batch-delete", { ids: [a, locked, foreign, MISSING_ID] });
+      expect(res.status).toBe(200);
+      expect(res.body.deleted).toBe(1);
+      expect(res.body.results).toEqual([
+        { id: a, deleted: true },
+        { id: locked, deleted: false, error: "immutable" },
+        { id: foreign, deleted: false, error: "not_found" },
+        { id: MISSING_ID, deleted: false, error: "not_found" },
+      ]);
+      const bulk = await client.post("/v1/memories/bulk-delete", { ids: [b, a] });
+      expect(bulk.body).toMatchObject({ deleted: 1, failed: [{ id: a, error: "not_found" }] });
+      expect((await client.get("/v1/free-tier/status")).body.free_tier_remaining).toBe(before);
+      expect((await other.get(`/v1/memories/${foreign}`)).status).toBe(200);
+      expect422(await client.post("/v1/memories/bulk-delete", { ids: [] }), "body/ids", "min_items");
+      expect422(await client.post("/v1/memories/batch-delete", { ids: ["x"] }), "body/ids/0", "format");
+    });
+  });
+
+  describe("extract, migrate, consolidate", () => {
+    test("POST /v1/memories/extract extracts and stores (ingest), with memories_created", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs("extract");
+      const res = await client.post("/v1/memories/extract", { messages: [{ role: "user", content: "I prefer Rust for command-line tools. We decided to host everything on Fly.io." }], namespace });
+      expect(res.status).toBe(201);
+      expect(res.body.facts_stored).toBeGreaterThan(0);
+      expect(res.body.memories_created).toBe(res.body.facts_stored);
+      expect(sorted(ids(await client.get(`/v1/memories?namespace=${namespace}`)))).toEqual(sorted(res.body.memory_ids));
+      expect422(await client.post("/v1/memories/extract", { namespace }), "body");
+      const ingest = await client.post("/v1/ingest", { text: "My favourite editor is Helix.", namespace: uniqueNs("ingest") });
+      expect(ingest.body.memories_created).toBe(ingest.body.facts_stored);
+    });
+
+    test("POST /v1/migrate imports Markdown files as memories (dry_run stores nothing)", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs("migrate");
+      const files = [
+        { filename: "MEMORY.md", content: "---\ntitle: notes\n---\n# Preferences\n- Prefers tabs over spaces\n- Uses Neovim with the Lazy plugin manager\n\n# Projects\nAtlas is the internal billing rewrite, due in March.\n" },
+        { filename: "people.txt", content: "Dana leads the platform team.\n\nPrefers tabs over spaces" },
+      ];
+      const dry = await client.post("/v1/migrate", { files, namespace, dry_run: true });
+      expect(dry.status).toBe(201);
+      expect(dry.body).toMatchObject({ files_processed: 2, memories_created: 5, memory_ids: [], dry_run: true });
+      expect((await client.get(`/v1/memories/count?namespace=${namespace}`)).body.count).toBe(0);
+
+      const res = await client.post("/v1/migrate", { files, namespace, auto_tag: true });
+      expect(res.body).toMatchObject({ files_processed: 2, memories_created: 4, memories_deduplicated: 1, dry_run: false });
+      const listed = (await client.get(`/v1/memories?namespace=${namespace}&sort=created_at&order=asc`)).body.memories;
+      expect(listed.map((m: { content: string }) => m.content).sort()).toEqual(
+        ["Atlas is the internal billing rewrite, due in March.", "Dana leads the platform team.", "Prefers tabs over spaces", "Uses Neovim with the Lazy plugin manager"].sort(),
+      );
+      const tabs = listed.find((m: { content: string }) => m.content === "Prefers tabs over spaces");
+      expect(tabs.metadata).toEqual({ tags: ["memory", "preferences"], source: { via: "migrate", file: "MEMORY.md", section: "Preferences" } });
+      expect422(await client.post("/v1/migrate", { files: [] }), "body/files", "min_items");
+      expect422(await client.post("/v1/migrate", { files: [{ filename: "", content: "x" }] }), "body/files/0/filename", "min_length");
+    });
+
+    test("POST /v1/memories/consolidate merges duplicates, never different facts; dry_run changes nothing; another wallet is untouched", async () => {
+      const client = new Client(service);
+      const other = new Client(service);
+      const namespace = uniqueNs("consolidate");
+      const [keep, dup, v15, v16] = await storeMany(client, [
+        { content: "The team deploys to production every Tuesday.", importance: 0.8, tags: ["deploy"], namespace },
+        { content: "Lunch orders close at eleven.", importance: 0.4, tags: ["ops"], namespace },
+        { content: "The analytics cluster runs Postgres 15.", namespace },
+        { content: "The reporting replica runs MySQL 8.", namespace },
+      ]);
+      // PATCH does not dedup: make two memories duplicates and two others a near miss (15 vs 16)
+      await client.patch(`/v1/memories/${dup}`, { content: "The team deploys to production every Tuesday!" });
+      await client.patch(`/v1/memories/${v16}`, { content: "The analytics cluster runs Postgres 16." });
+      const foreign = await storeOne(other, { content: "The team deploys to production every Tuesday.", namespace });
+      await other.post("/v1/store", { content: "The team deploys to production every Tuesday", namespace: uniqueNs("x") });
+
+      const dry = await client.post("/v1/memories/consolidate", { namespace, dry_run: true, min_similarity: 0.5 });
+      expect(dry.status).toBe(200);
+      expect(dry.body).toMatchObject({ clusters: 1, merged: 1, dry_run: true, tokens_used: 0, clusters_found: 1, memories_merged: 1 });
+      expect(dry.body.details).toEqual([{ memory_ids: [keep, dup], similarity: expect.any(Number), merged_into: keep }]);
+      expect((await client.get(`/v1/memories/count?namespace=${namespace}`)).body.count).toBe(4);
+
+      const res = await client.post("/v1/memories/consolidate", { namespace, min_similarity: 0.5 });
+      expect(res.body).toMatchObject({ clusters: 1, merged: 1, dry_run: false });
+      expect(sorted(ids(await client.get(`/v1/memories?namespace=${namespace}`)))).toEqual(sorted([keep, v15!, v16!]));
+      expect((await client.get(`/v1/memories/${keep}`)).body).toMatchObject({ importance: 0.8, tags: ["deploy", "ops"] });
+      expect((await client.get(`/v1/memories/${dup}`)).status).toBe(404);
+      expect((await other.get(`/v1/memories/${foreign}`)).status).toBe(200);
+      expect((await client.post("/v1/memories/consolidate", { namespace })).body).toMatchObject({ clusters: 0, merged: 0 });
+      expect422(await client.post("/v1/memories/consolidate", { min_similarity: 2 }), "body/min_similarity", "maximum");
+    });
+  });
+
+  describe("response shapes", () => {
+    test("relations list items carry the other memory; create says created, delete echoes the id", async () => {
+      const client = new Client(service);
+      const [a, b] = await storeMany(client, [{ content: "Service A calls service B over gRPC.", memory_type: "project" }, { content: "Service B is written in Go.", importance: 0.7 }]);
+      const created = await client.post(`/v1/memories/${a}/relations`, { target_id: b, relation_type: "related_to" });
+      expect(created.body).toMatchObject({ created: true, source_id: a, target_id: b });
+      const fromA = (await client.get(`/v1/memories/${a}/relations`)).body.relations;
+      expect(fromA).toEqual([{ ...created.body, direction: "outgoing", memory: { id: b, content: "Service B is written in Go.", importance: 0.7, memory_type: "general", namespace: "default" } }].map(({ created: _, ...r }) => r));
+      expect((await client.get(`/v1/memories/${b}/relations`)).body.relations[0]).toMatchObject({ direction: "incoming", memory: { id: a, memory_type: "project" } });
+      const gone = await client.del(`/v1/memories/${a}/relations/${created.body.id}`);
+      expect(gone.body).toEqual({ deleted: true, id: created.body.id });
+    });
+
+    test("suggested: {suggested: [Memory + relation_count, category, review_score], categories, total}; category filters", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs("suggested");
+      const [fresh] = await storeMany(client, [{ content: "New hire starts on Monday.", namespace, importance: 0.6 }]);
+      const res = await client.get(`/v1/suggested?namespace=${namespace}`);
+      expect(res.status).toBe(200);
+      expect(res.body.suggested).toHaveLength(1);
+      expect(res.body.suggested[0]).toMatchObject({ id: fresh, category: "fresh", relation_count: 0, review_score: 0.6, embedding_model: expect.any(String) });
+      expect(res.body.categories).toEqual({ decaying: 0, hot: 0, fresh: 1, stale: 0 });
+      expect(res.body.total).toBe(1);
+      expect(res.body.suggestions[0]).toMatchObject({ reason: "fresh", memory: { id: fresh } });
+      expect((await client.get(`/v1/suggested?namespace=${namespace}&category=stale`)).body).toMatchObject({ suggested: [], total: 0 });
+      expect422(await client.get("/v1/suggested?category=old"), "query/category");
+    });
+
+    test("namespaces: name, count, last_memory_at, total; tags: {tag, count}", async () => {
+      const client = new Client(service);
+      await storeMany(client, [
+        { content: "Grafana dashboards live in the ops repo.", tags: ["ops", "grafana"], namespace: "ops" },
+        { content: "Alerts page the on-call engineer.", tags: ["ops"], namespace: "ops" },
+        { content: "The wiki is on Notion.", tags: ["docs"] },
+      ]);
+      const ns = (await client.get("/v1/namespaces")).body;
+      expect(ns.total).toBe(2);
+      const ops = ns.namespaces.find((n: { name: string }) => n.name === "ops");
+      expect(ops).toMatchObject({ namespace: "ops", name: "ops", count: 2, last_memory_at: expect.any(String) });
+      expect((await client.get("/v1/tags")).body.tags).toEqual([
+        { tag: "ops", count: 2 },
+        { tag: "docs", count: 1 },
+        { tag: "grafana", count: 1 },
+      ]);
+      expect((await client.get("/v1/tags?namespace=ops")).body.tags.map((t: { tag: string }) => t.tag)).toEqual(["ops", "grafana"]);
+      expect((await new Client(service).get("/v1/tags")).body).toEqual({ tags: [] });
+    });
+
+    test("context takes limit and answers memories; export jsonl", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs("context");
+      await storeMany(client, [
+        { content: "The user's name is Priya.", namespace, importance: 0.9 },
+        { content: "Priya works on the search team.", namespace },
+        { content: "Priya prefers morning meetings.", namespace },
+      ]);
+      const res = await client.post("/v1/context", { query: "Priya", namespace, limit: 2 });
+      expect(res.status).toBe(200);
+      expect(res.body.memories_used).toBe(2);
+      expect(res.body.memories).toHaveLength(2);
+      expect(res.body.memories[0]).toMatchObject({ content: expect.any(String), source: "relevant" });
+      expect((await client.post("/v1/context", { query: "Priya", namespace, limit: 2, max_memories: 3 })).body.memories_used).toBe(3);
+
+      const exported = (await client.get(`/v1/export?format=jsonl&namespace=${namespace}`)).body;
+      expect(exported.format).toBe("jsonl");
+      expect(exported.memories).toHaveLength(3);
+      expect(exported.jsonl.split("\n").map((line: string) => JSON.parse(line).id)).toEqual(exported.memories.map((m: { id: string }) => m.id));
+    });
+
+    test("recall applies filters.memory_type, before, pinned and metadata, and returns immutable and tags", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs("recall");
+      const [pg, mongo, pinned] = await storeMany(client, [
+        { content: "Billing stores invoices in Postgres.", memory_type: "decision", metadata: { team: "billing" }, namespace, immutable: true },
+        { content: "Search stores documents in MongoDB databases.", memory_type: "project", metadata: { team: "search" }, namespace },
+        { content: "All databases are backed up hourly.", pinned: true, namespace },
+      ]);
+      const recall = async (filters: Record<string, unknown>) => ids(await client.post("/v1/recall", { query: "where are things stored in databases", namespace, limit: 10, filters }));
+      expect(await recall({ memory_type: "decision" })).toEqual([pg]);
+      expect(await recall({ pinned: true })).toEqual([pinned]);
+      expect(await recall({ metadata: { team: "search" } })).toEqual([mongo]);
+      expect(await recall({ before: new Date(service.now() - 60_000).toISOString() })).toEqual([]);
+      const all = (await client.post("/v1/recall", { query: "invoices Postgres", namespace, limit: 1 })).body.memories[0];
+      expect(all).toMatchObject({ id: pg, immutable: true, tags: [] });
+      expect422(await client.post("/v1/recall", { query: "x", filters: { pinned: "yes" } }), "body/filters/pinned");
+    });
+  });
+});
+
+describe("rate limit", () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startService(undefined, { RATE_LIMIT_PER_MINUTE: "3" });
+  });
+  afterAll(() => service.stop());
+
+  test("past RATE_LIMIT_PER_MINUTE a wallet gets 429 RATE_LIMITED with Retry-After; other wallets are not limited; the next minute resets", async () => {
+    const client = new Client(service);
+    for (let i = 0; i < 3; i++) expect((await client.get("/v1/stats")).status).toBe(200);
+    const limited = await client.get("/v1/stats");
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toMatchObject({ code: "RATE_LIMITED", details: { reason: "rate_limited", limit_per_minute: 3 } });
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect((await new Client(service).get("/v1/stats")).status).toBe(200);
+    service.advance(60_000);
+    expect((await client.get("/v1/stats")).status).toBe(200);
+  });
+
+  test("off by default", async () => {
+    const unlimited = await startService();
+    try {
+      const client = new Client(unlimited);
+      for (let i = 0; i < 20; i++) expect((await client.get("/v1/stats")).status).toBe(200);
+    } finally {
+      await unlimited.stop();
+    }
+  });
+});
