@@ -12,6 +12,7 @@ import { exploreRoutes } from "./routes/explore";
 import { ingestRoutes } from "./routes/ingest";
 import { consolidateRoutes } from "./routes/consolidate";
 import { healthRoutes } from "./health";
+import { mcpRoutes } from "../mcp/http-route";
 
 /** The whole HTTP surface; routes are thin: schema-validated, delegating to src/domain. */
 export function createApp(deps: AppDeps) {
@@ -51,6 +52,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(healthRoutes(deps.store, () => deps.embedder.modelId))
+    .use(mcpRoutes(deps))
     .use(publicRoutes(deps))
     .use(accountRoutes(deps))
     .use(coreRoutes(deps))

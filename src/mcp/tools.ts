@@ -1,0 +1,524 @@
+import { t, type Static } from "elysia";
+import { Type, type TObject } from "@sinclair/typebox";
+import { DEFAULT_NAMESPACE, LIMITS, Metadata, MemoryType, Namespace, RelationType, ScopeField, StoreFields, PatchFields, Tags, Timestamp, Uuid, type Memory } from "../domain/memory";
+import { IngestSource } from "../domain/ingest/ingest";
+import { keywordSearch } from "../domain/search";
+import { accepts, SortField, SortOrder, type Refinement } from "../domain/list-query";
+import { suggest, SuggestionReason } from "../domain/suggested";
+import { graphAround, graphOfNamespace } from "../domain/graph";
+import { toCsv, toMarkdown } from "../domain/export-format";
+import { invalid } from "../domain/errors";
+import type { PaidRoute } from "../billing/prices";
+import type { AppDeps } from "../http/deps";
+import { core, exported, memoryView, recalled, searched } from "../http/present";
+import { filterOf, refinementOf } from "../http/memory-query";
+
+/**
+ * The MCP tools: one row per tool, each the counterpart of a REST endpoint (named in `rest`).
+ * Inputs are the REST body's TypeBox schema (JSON Schema as is), or for GET endpoints the query
+ * string's fields with their JSON types (integers, booleans, tag arrays instead of strings). Each
+ * runs the same domain calls as its route, through the same paywall for the paid ones, and
+ * returns the same JSON the route answers.
+ */
+
+/** What a tool runs with: the services and the authenticated caller. */
+export interface ToolContext {
+  deps: AppDeps;
+  wallet: string;
+  userId: string;
+  /** runs paid work the way the REST route does (free tier, then x402) */
+  charge<T>(route: PaidRoute, work: () => Promise<T>): Promise<T>;
+}
+
+export interface Tool<S extends TObject = TObject> {
+  name: string;
+  title: string;
+  description: string;
+  /** the REST endpoint this tool mirrors */
+  rest: string;
+  input: S;
+  /** set for tools that take a free call or a payment, as their endpoint does */
+  paid?: PaidRoute;
+  /** MCP tool annotations: reads only / may destroy */
+  readOnly?: boolean;
+  destructive?: boolean;
+  run(ctx: ToolContext, args: Static<S>): Promise<Record<string, unknown>>;
+  /** a readable rendering of the result (the JSON is in structuredContent); JSON when absent */
+  text?(result: any): string;
+}
+
+const tool = <S extends TObject>(def: Tool<S>): Tool => def as unknown as Tool;
+
+const Id = t.Object({ id: Uuid });
+const Limit = (fallback: number, maximum: number = LIMITS.pageSize) => t.Optional(Type.Integer({ minimum: 1, maximum, description: `default ${fallback}` }));
+const Offset = t.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.offset, description: "default 0" }));
+const iso = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
+
+type Line = Pick<Memory, "id" | "content"> & Partial<Pick<Memory, "memory_type" | "pinned" | "importance" | "namespace">> & { similarity?: number };
+/** One memory as a line of text: id, type, flags and content. */
+const line = (m: Line) => {
+  const facts = [m.memory_type, m.namespace && m.namespace !== DEFAULT_NAMESPACE ? `ns ${m.namespace}` : undefined, m.pinned ? "pinned" : undefined, m.similarity !== undefined ? `score ${m.similarity.toFixed(3)}` : undefined];
+  return `- ${m.id} [${facts.filter(Boolean).join(", ")}] ${m.content}`;
+};
+const lines = (heading: string, memories: Line[]) => (memories.length ? `${heading}\n${memories.map(line).join("\n")}` : `${heading}\n(none)`);
+
+const RecallInput = t.Object({
+  query: t.String({ minLength: 1, maxLength: LIMITS.recallQuery }),
+  limit: t.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.pageSize, description: "default 5" })),
+  min_similarity: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
+  namespace: t.Optional(ScopeField),
+  session_id: t.Optional(ScopeField),
+  agent_id: t.Optional(ScopeField),
+  include_relations: t.Optional(t.Boolean()),
+  filters: t.Optional(
+    t.Object({
+      tags: t.Optional(Tags),
+      after: t.Optional(Timestamp),
+      before: t.Optional(Timestamp),
+      memory_type: t.Optional(MemoryType),
+      pinned: t.Optional(t.Boolean()),
+      metadata: t.Optional(Metadata),
+    }),
+  ),
+});
+
+const ListInput = t.Object({
+  limit: Limit(20),
+  offset: Offset,
+  tags: t.Optional(t.Array(t.String({ maxLength: LIMITS.tagChars }), { maxItems: LIMITS.tags, description: "memories having any of these tags" })),
+  namespace: t.Optional(ScopeField),
+  session_id: t.Optional(ScopeField),
+  agent_id: t.Optional(ScopeField),
+  memory_type: t.Optional(MemoryType),
+  pinned: t.Optional(t.Boolean()),
+  immutable: t.Optional(t.Boolean()),
+  after: t.Optional(Timestamp),
+  before: t.Optional(Timestamp),
+  sort: t.Optional(SortField),
+  order: t.Optional(SortOrder),
+  metadata: t.Optional(t.Record(t.String(), t.Unknown(), { maxProperties: LIMITS.metadataKeys, description: "every key must match" })),
+});
+
+const IngestInput = t.Object({
+  ...IngestSource,
+  namespace: t.Optional(Namespace),
+  session_id: t.Optional(ScopeField),
+  agent_id: t.Optional(ScopeField),
+  auto_relate: t.Optional(t.Boolean()),
+});
+
+const ContextInput = t.Object({
+  query: t.Optional(t.String({ maxLength: LIMITS.recallQuery })),
+  namespace: t.Optional(ScopeField),
+  session_id: t.Optional(ScopeField),
+  agent_id: t.Optional(ScopeField),
+  max_memories: t.Optional(Type.Integer({ minimum: 1, maximum: 100, description: "default 10" })),
+  max_tokens: t.Optional(Type.Integer({ minimum: 100, maximum: 16000, description: "default 4000" })),
+  format: t.Optional(t.Union([t.Literal("text"), t.Literal("structured")])),
+  include_metadata: t.Optional(t.Boolean()),
+  summarize: t.Optional(t.Boolean()),
+});
+
+const ExportInput = t.Object({
+  format: t.Optional(t.Union([t.Literal("json"), t.Literal("csv"), t.Literal("markdown"), t.Literal("jsonl")])),
+  namespace: t.Optional(ScopeField),
+  memory_type: t.Optional(MemoryType),
+  tags: t.Optional(Tags),
+  session_id: t.Optional(ScopeField),
+  agent_id: t.Optional(ScopeField),
+  before: t.Optional(Timestamp),
+  after: t.Optional(Timestamp),
+  include_deleted: t.Optional(t.Boolean()),
+});
+
+const EXPORT_PAGE = 1000;
+
+export const TOOLS: Tool[] = [
+  tool({
+    name: "store",
+    title: "Store a memory",
+    description: "Store one memory (paid: one free call or an x402 payment). A near-duplicate in the same namespace is merged into the existing memory (deduplicated: true, its id).",
+    rest: "POST /v1/store",
+    input: StoreFields,
+    paid: "POST /v1/store",
+    async run({ deps, userId, charge }, args) {
+      const outcome = await charge("POST /v1/store", () => deps.memories.storeMany(userId, [args]));
+      return { id: outcome.ids[0]!, stored: true, deduplicated: outcome.deduplicated > 0, tokens_used: outcome.tokens_used };
+    },
+    text: (r) => (r.deduplicated ? `Merged into existing memory ${r.id} (near-duplicate).` : `Stored memory ${r.id}.`),
+  }),
+  tool({
+    name: "store_batch",
+    title: "Store up to 100 memories",
+    description: "Store 1 to 100 memories in one call (paid as one batch). `ids` has one id per item, in order; a duplicate item carries the id it merged into.",
+    rest: "POST /v1/store/batch",
+    input: t.Object({ memories: t.Array(StoreFields, { minItems: 1, maxItems: LIMITS.batch }) }),
+    paid: "POST /v1/store/batch",
+    async run({ deps, userId, charge }, args) {
+      const outcome = await charge("POST /v1/store/batch", () => deps.memories.storeMany(userId, args.memories));
+      return { ids: outcome.ids, stored: true, count: outcome.stored, deduplicated_count: outcome.deduplicated, tokens_used: outcome.tokens_used };
+    },
+    text: (r) => `Stored ${r.count} memories (${r.deduplicated_count} merged into existing ones): ${r.ids.join(", ")}`,
+  }),
+  tool({
+    name: "recall",
+    title: "Recall memories (semantic)",
+    description: "Hybrid semantic + keyword recall ranked by relevance, recency, importance and decay (paid). Use it before answering anything that may depend on what was remembered.",
+    rest: "POST /v1/recall",
+    input: RecallInput,
+    paid: "POST /v1/recall",
+    readOnly: true,
+    async run({ deps, userId, charge }, body) {
+      return charge("POST /v1/recall", async () => {
+        const f = body.filters;
+        const refinement: Refinement = { metadata: f?.metadata };
+        const { results, query_tokens } = await deps.recall.run(userId, {
+          query: body.query,
+          limit: body.limit ?? 5,
+          min_similarity: body.min_similarity ?? 0,
+          include_relations: body.include_relations ?? false,
+          record_access: true,
+          filter: {
+            namespace: body.namespace,
+            session_id: body.session_id,
+            agent_id: body.agent_id,
+            tags: f?.tags,
+            memory_type: f?.memory_type,
+            pinned: f?.pinned,
+            created_after: iso(f?.after),
+            created_before: iso(f?.before),
+          },
+          ...(f?.metadata && { accept: (m: Memory) => accepts(refinement, m) }),
+        });
+        const memories = [];
+        for (const r of results) memories.push(recalled(r, r.relations && (await deps.relations.listed(userId, r.memory.id, r.relations))));
+        return { memories, query_tokens };
+      });
+    },
+    text: (r) => lines(`${r.memories.length} memories recalled:`, r.memories),
+  }),
+  tool({
+    name: "search",
+    title: "Keyword search (BM25)",
+    description: "Full-text keyword search (BM25), no embedding; free.",
+    rest: "POST /v1/search",
+    input: t.Object({
+      query: t.String({ minLength: 1, maxLength: LIMITS.searchQuery }),
+      limit: Limit(10),
+      namespace: t.Optional(ScopeField),
+      memory_type: t.Optional(MemoryType),
+      tags: t.Optional(Tags),
+      session_id: t.Optional(ScopeField),
+      agent_id: t.Optional(ScopeField),
+    }),
+    readOnly: true,
+    async run({ deps, userId }, body) {
+      const filter = { namespace: body.namespace, memory_type: body.memory_type, tags: body.tags, session_id: body.session_id, agent_id: body.agent_id };
+      const { memories, total } = await keywordSearch(deps.store, deps.clock, userId, body.query, filter, body.limit ?? 10);
+      return { memories: memories.map(searched), total, query: body.query };
+    },
+    text: (r) => lines(`${r.total} matches for ${JSON.stringify(r.query)}:`, r.memories),
+  }),
+  tool({
+    name: "list",
+    title: "List memories",
+    description: "List memories, newest first, with filters (tags, namespace, session, agent, type, pinned, immutable, after/before, metadata) and paging.",
+    rest: "GET /v1/memories",
+    input: ListInput,
+    readOnly: true,
+    async run({ deps, userId }, query) {
+      const listed = memoryView(deps.embedder.modelId);
+      const page = { limit: query.limit ?? 20, offset: query.offset ?? 0 };
+      const { memories, total } = await deps.memories.list(userId, filterOf(query), page, refinementOf(query));
+      return { memories: memories.map(listed), total, ...page };
+    },
+    text: (r) => lines(`${r.memories.length} of ${r.total} memories (offset ${r.offset}):`, r.memories),
+  }),
+  tool({
+    name: "get",
+    title: "Get a memory",
+    description: "One memory by id (NOT_FOUND when missing, deleted or not yours).",
+    rest: "GET /v1/memories/:id",
+    input: Id,
+    readOnly: true,
+    async run({ deps, userId }, { id }) {
+      return memoryView(deps.embedder.modelId)(await deps.memories.get(userId, id));
+    },
+    text: (m) => `${line(m)}\n${JSON.stringify({ metadata: m.metadata, importance: m.importance, session_id: m.session_id, agent_id: m.agent_id, created_at: m.created_at, updated_at: m.updated_at })}`,
+  }),
+  tool({
+    name: "update",
+    title: "Update a memory",
+    description: "Change fields of one memory (content re-embeds it); records a history entry. Immutable memories give CONFLICT.",
+    rest: "PATCH /v1/memories/:id",
+    input: t.Composite([Id, PatchFields], { minProperties: 2 }),
+    async run({ deps, userId }, { id, ...patch }) {
+      return memoryView(deps.embedder.modelId)(await deps.memories.update(userId, id, patch, { history: true }));
+    },
+    text: (m) => `Updated:\n${line(m)}`,
+  }),
+  tool({
+    name: "delete",
+    title: "Delete a memory",
+    description: "Soft-delete one memory (CONFLICT when immutable).",
+    rest: "DELETE /v1/memories/:id",
+    input: Id,
+    destructive: true,
+    async run({ deps, userId }, { id }) {
+      await deps.memories.delete(userId, id);
+      return { deleted: true, id };
+    },
+    text: (r) => `Deleted memory ${r.id}.`,
+  }),
+  tool({
+    name: "bulk_delete",
+    title: "Delete up to 100 memories",
+    description: "Soft-delete 1 to 100 memories; `errors` lists the ids not deleted (missing, not yours, immutable).",
+    rest: "DELETE /v1/memories",
+    input: t.Object({ ids: t.Array(Uuid, { minItems: 1, maxItems: LIMITS.batch }) }),
+    destructive: true,
+    async run({ deps, userId }, { ids }) {
+      const { deleted, errors, failures } = await deps.memories.deleteMany(userId, ids);
+      const reasons = new Map(failures.map((f) => [f.id, f.reason]));
+      const results = [...new Set(ids)].map((id) => (reasons.has(id) ? { id, deleted: false, error: reasons.get(id)! } : { id, deleted: true }));
+      return { deleted, errors, results, failed: failures.map((f) => ({ id: f.id, error: f.reason })) };
+    },
+    text: (r) => `Deleted ${r.deleted}; not deleted: ${r.failed.length ? r.failed.map((f: { id: string; error: string }) => `${f.id} (${f.error})`).join(", ") : "none"}.`,
+  }),
+  tool({
+    name: "pin",
+    title: "Pin a memory (core)",
+    description: "Pin a memory: exempt from decay, first in context.",
+    rest: "POST /v1/memories/core",
+    input: Id,
+    async run({ deps, userId }, { id }) {
+      await deps.memories.setPinned(userId, id, true);
+      return { pinned: true, id };
+    },
+    text: (r) => `Pinned memory ${r.id}.`,
+  }),
+  tool({
+    name: "unpin",
+    title: "Unpin a memory",
+    description: "Unpin a memory (NOT_FOUND when it is not pinned); it resumes decaying.",
+    rest: "DELETE /v1/memories/core/:id",
+    input: Id,
+    async run({ deps, userId }, { id }) {
+      await deps.memories.setPinned(userId, id, false);
+      return { unpinned: true, id };
+    },
+    text: (r) => `Unpinned memory ${r.id}.`,
+  }),
+  tool({
+    name: "relate",
+    title: "Relate two memories",
+    description: "Create a typed relation from memory `id` (source) to `target_id`.",
+    rest: "POST /v1/memories/:id/relations",
+    input: t.Object({ id: Uuid, target_id: Uuid, relation_type: RelationType, metadata: t.Optional(t.Record(t.String(), t.Unknown(), { maxProperties: LIMITS.metadataKeys })) }),
+    async run({ deps, userId }, { id, ...input }) {
+      return { ...(await deps.relations.create(userId, id, input)), created: true };
+    },
+    text: (r) => `Related ${r.source_id} -${r.relation_type}-> ${r.target_id} (relation ${r.id}).`,
+  }),
+  tool({
+    name: "relations",
+    title: "Relations of a memory",
+    description: "Incoming and outgoing relations of a memory, newest first, each with the memory at its other end.",
+    rest: "GET /v1/memories/:id/relations",
+    input: Id,
+    readOnly: true,
+    async run({ deps, userId }, { id }) {
+      return { relations: await deps.relations.list(userId, id) };
+    },
+  }),
+  tool({
+    name: "graph",
+    title: "Relation graph",
+    description: "The relation graph around a memory (memory_id) or of a namespace: breadth-first up to `depth` hops (1–3, default 2) and `max_nodes` (default 100, max 500).",
+    rest: "GET /v1/graph",
+    input: t.Object({
+      memory_id: t.Optional(Uuid),
+      namespace: t.Optional(ScopeField),
+      depth: t.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
+      max_nodes: t.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+    }),
+    readOnly: true,
+    async run({ deps, userId }, query) {
+      const listed = memoryView(deps.embedder.modelId);
+      const depth = query.depth ?? 2;
+      const maxNodes = query.max_nodes ?? 100;
+      if (!query.memory_id && !query.namespace) throw invalid("arguments: give memory_id or namespace", { field: "arguments", rule: "required", one_of: ["memory_id", "namespace"] });
+      const graph = query.memory_id
+        ? await graphAround(deps.store, deps.clock, userId, query.memory_id, depth, maxNodes)
+        : await graphOfNamespace(deps.store, deps.clock, userId, query.namespace!, depth, maxNodes);
+      return { nodes: graph.nodes.map(({ memory, depth }) => ({ ...listed(memory), depth })), edges: graph.edges, truncated: graph.truncated };
+    },
+  }),
+  tool({
+    name: "history",
+    title: "Change history",
+    description: "The change history of a memory (one entry per update), newest first.",
+    rest: "GET /v1/memories/:id/history",
+    input: Id,
+    readOnly: true,
+    async run({ deps, userId }, { id }) {
+      return { history: await deps.memories.history(userId, id) };
+    },
+  }),
+  tool({
+    name: "context",
+    title: "Assemble context",
+    description: "A prompt-ready block of the memories most relevant to `query` (pinned first) within max_memories and max_tokens (paid).",
+    rest: "POST /v1/context",
+    input: ContextInput,
+    paid: "POST /v1/context",
+    readOnly: true,
+    async run({ deps, userId, charge }, body) {
+      return charge("POST /v1/context", async () => {
+        const { llm_tokens: _, items, ...assembled } = await deps.context.assemble(userId, {
+          query: body.query,
+          filter: { namespace: body.namespace, session_id: body.session_id, agent_id: body.agent_id },
+          max_memories: body.max_memories ?? 10,
+          max_tokens: body.max_tokens ?? 4000,
+          format: body.format ?? "text",
+          include_metadata: body.include_metadata ?? false,
+          summarize: body.summarize ?? false,
+        });
+        return { ...assembled, memories: items };
+      });
+    },
+    text: (r) => (typeof r.context === "string" ? r.context : JSON.stringify(r.context, null, 2)),
+  }),
+  tool({
+    name: "ingest",
+    title: "Ingest a conversation or text",
+    description: "Extract facts from `messages` (roles user, assistant, system, tool) or `text` and store the new ones; duplicates of existing memories are skipped (paid).",
+    rest: "POST /v1/ingest",
+    input: IngestInput,
+    paid: "POST /v1/ingest",
+    async run({ deps, userId, charge }, body) {
+      const result = await charge("POST /v1/ingest", () =>
+        deps.ingest.run(userId, {
+          messages: body.messages,
+          text: body.text,
+          namespace: body.namespace ?? DEFAULT_NAMESPACE,
+          session_id: body.session_id,
+          agent_id: body.agent_id,
+          auto_relate: body.auto_relate ?? false,
+        }),
+      );
+      return { ...result, memories_created: result.facts_stored };
+    },
+    text: (r) => `Extracted ${r.facts_extracted} facts: stored ${r.facts_stored}, ${r.facts_deduplicated} already known, ${r.relations_created} relations.`,
+  }),
+  tool({
+    name: "extract",
+    title: "Extract facts (no storing)",
+    description: "The same extraction as ingest, without storing anything; free.",
+    rest: "POST /v1/extract",
+    input: t.Object(IngestSource),
+    readOnly: true,
+    async run({ deps }, body) {
+      const { facts, tokens_used } = await deps.ingest.extract(body);
+      return { facts, tokens_used };
+    },
+    text: (r) => (r.facts.length ? r.facts.map((f: { memory_type: string; content: string }) => `- [${f.memory_type}] ${f.content}`).join("\n") : "(no facts)"),
+  }),
+  tool({
+    name: "stats",
+    title: "Memory statistics",
+    description: "Counts by type and namespace, pinned, never accessed, importance, oldest and newest.",
+    rest: "GET /v1/stats",
+    input: t.Object({}),
+    readOnly: true,
+    async run({ deps, userId }) {
+      return deps.store.stats(userId, deps.clock());
+    },
+  }),
+  tool({
+    name: "namespaces",
+    title: "Namespaces",
+    description: "Namespaces with their active memory counts and newest memory time.",
+    rest: "GET /v1/namespaces",
+    input: t.Object({}),
+    readOnly: true,
+    async run({ deps, userId }) {
+      const namespaces = await deps.store.namespaces(userId, deps.clock());
+      const described = [];
+      for (const { namespace, count } of namespaces) {
+        const newest = await deps.memories.list(userId, { namespace }, { limit: 1, offset: 0 });
+        described.push({ namespace, name: namespace, count, last_memory_at: newest.memories[0]?.created_at ?? null });
+      }
+      return { namespaces: described, total: described.length };
+    },
+    text: (r) => r.namespaces.map((n: { namespace: string; count: number }) => `- ${n.namespace}: ${n.count}`).join("\n") || "(none)",
+  }),
+  tool({
+    name: "suggested",
+    title: "Memories worth a look",
+    description: "Memories flagged decaying, hot, fresh or stale (only `category` when given), up to `limit` (default 10).",
+    rest: "GET /v1/suggested",
+    input: t.Object({
+      namespace: t.Optional(ScopeField),
+      session_id: t.Optional(ScopeField),
+      agent_id: t.Optional(ScopeField),
+      category: t.Optional(SuggestionReason),
+      limit: Limit(10),
+    }),
+    readOnly: true,
+    async run({ deps, userId }, query) {
+      const listed = memoryView(deps.embedder.modelId);
+      const filter = { namespace: query.namespace, session_id: query.session_id, agent_id: query.agent_id };
+      const found = await suggest(deps.store, deps.clock, userId, filter, query.limit ?? 10, query.category);
+      const relationCounts = await deps.store.relationCounts(userId, found.suggestions.map((s) => s.memory.id), deps.clock());
+      return {
+        suggestions: found.suggestions.map(({ memory, reason }) => ({ reason, memory: listed(memory) })),
+        suggested: found.suggestions.map(({ memory, reason, review_score }) => ({ ...listed(memory), relation_count: relationCounts.get(memory.id) ?? 0, category: reason, review_score })),
+        categories: found.counts,
+        total: found.total,
+      };
+    },
+    text: (r) =>
+      r.suggestions.length ? r.suggestions.map((s: { reason: string; memory: Line }) => `${s.reason}: ${line(s.memory).slice(2)}`).join("\n") : "(nothing flagged)",
+  }),
+  tool({
+    name: "export",
+    title: "Export memories",
+    description: "Export memories (newest first) as JSON, JSONL, CSV or Markdown, with filters.",
+    rest: "GET /v1/export",
+    input: ExportInput,
+    readOnly: true,
+    async run({ deps, userId }, query) {
+      const filter = {
+        namespace: query.namespace,
+        memory_type: query.memory_type,
+        tags: query.tags,
+        session_id: query.session_id,
+        agent_id: query.agent_id,
+        created_before: iso(query.before),
+        created_after: iso(query.after),
+        include_deleted: query.include_deleted ?? false,
+      };
+      const memories = [];
+      for (let offset = 0; ; offset += EXPORT_PAGE) {
+        const page = await deps.memories.list(userId, filter, { limit: EXPORT_PAGE, offset });
+        memories.push(...page.memories);
+        if (page.memories.length < EXPORT_PAGE) break;
+      }
+      const format = query.format ?? "json";
+      if (format === "jsonl") {
+        const rows = memories.map(exported);
+        return { format, memories: rows, count: memories.length, jsonl: rows.map((row) => JSON.stringify(row)).join("\n") };
+      }
+      const body = format === "csv" ? toCsv(memories) : format === "markdown" ? toMarkdown(memories) : memories.map(exported);
+      return { format, memories: body, count: memories.length };
+    },
+    text: (r) => (typeof r.memories === "string" ? r.memories : r.jsonl ?? JSON.stringify(r.memories, null, 2)),
+  }),
+];
+
+/** The pinned memories, as GET /v1/memories/core answers them (first 100). */
+export async function coreMemories(deps: AppDeps, userId: string) {
+  const { memories, total } = await deps.memories.list(userId, { pinned: true }, { limit: LIMITS.pageSize, offset: 0 });
+  return { memories: memories.map(core), total };
+}
