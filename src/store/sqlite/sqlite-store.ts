@@ -9,6 +9,7 @@ import { EmbeddingModelMismatch } from "../model-binding";
 import { migrate } from "./schema";
 import { memoryWhere } from "./filter-sql";
 import { VectorIndex, type VectorIndexOptions } from "./vector-index";
+import { AccessLog } from "./access-log";
 import { indexTerms } from "../../domain/text";
 
 interface MemoryRow {
@@ -77,12 +78,26 @@ export class SqliteStore implements MemoryStore {
   readonly engine = "sqlite" as const;
   private readonly db: Database;
   private readonly vectors: VectorIndex;
+  /** recall's access bumps, written behind in batches (access-log.ts) */
+  private readonly accesses: AccessLog;
+  private readonly walletUsers = new Map<string, string>();
 
   constructor(dataDir: string, options: { vectorIndex?: VectorIndexOptions } = {}) {
     this.db = new Database(join(dataDir, "engram.sqlite"), { create: true, strict: true });
     this.db.exec("pragma journal_mode = wal; pragma synchronous = normal; pragma foreign_keys = on; pragma busy_timeout = 5000;");
     migrate(this.db);
     this.vectors = new VectorIndex(this.db, options.vectorIndex);
+    const bump = this.db.query("update memories set access_count = access_count + ?, accessed_at = max(accessed_at, ?) where id = ? and +user_id = ?");
+    this.accesses = new AccessLog((bumps) => {
+      this.db.transaction(() => {
+        for (const { id, userId, count, at } of bumps) bump.run(count, at, id, userId);
+      })();
+    });
+  }
+
+  /** A row as the domain's record, with its pending access bumps. */
+  private toMemory(row: MemoryRow): Memory {
+    return this.accesses.overlay(toMemory(row));
   }
 
   async bindEmbeddingModel(model: EmbeddingModelInfo, force = false): Promise<void> {
@@ -99,6 +114,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async close(): Promise<void> {
+    this.accesses.flush();
     this.db.close();
   }
 
@@ -113,6 +129,16 @@ export class SqliteStore implements MemoryStore {
 
   async userIdForWallet(wallet: string): Promise<string> {
     const address = wallet.toLowerCase();
+    // a wallet's user id never changes: every authenticated request asks, so remember it (bounded)
+    const cached = this.walletUsers.get(address);
+    if (cached) return cached;
+    const userId = this.lookUpWallet(address);
+    if (this.walletUsers.size >= 100_000) this.walletUsers.clear();
+    this.walletUsers.set(address, userId);
+    return userId;
+  }
+
+  private lookUpWallet(address: string): string {
     // Read first: every authenticated request asks, and only a new wallet needs a write.
     const find = () => this.db.query("select user_id from wallets where address = ?").get(address) as { user_id: string } | null;
     const known = find();
@@ -173,6 +199,8 @@ export class SqliteStore implements MemoryStore {
 
   async updateMemory(userId: string, update: { memory: Memory; embedding?: Float32Array; content_hash?: string; history?: HistoryEntry }): Promise<void> {
     const { memory: m, history } = update;
+    // the record carries the access count read with its pending bumps: write those first, or they would count twice
+    this.accesses.flush();
     this.db.transaction(() => {
       const row = this.db.query("select rowid, embedding, content_hash from memories where id = ? and user_id = ?").get(m.id, userId) as
         | { rowid: number; embedding: Uint8Array; content_hash: string }
@@ -206,7 +234,7 @@ export class SqliteStore implements MemoryStore {
     const rows = this.db
       .query(`select ${MEMORY_COLUMNS} from memories m where ${where.sql} and m.id in (${marks(ids.length)})`)
       .all(...where.params, ...ids) as MemoryRow[];
-    const byId = new Map(rows.map((r) => [r.id, toMemory(r)]));
+    const byId = new Map(rows.map((r) => [r.id, this.toMemory(r)]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
@@ -215,7 +243,7 @@ export class SqliteStore implements MemoryStore {
     const row = this.db
       .query(`select ${MEMORY_COLUMNS} from memories m where ${where.sql} and m.content_hash = ? limit 1`)
       .get(...where.params, contentHash) as MemoryRow | null;
-    return row ? toMemory(row) : null;
+    return row ? this.toMemory(row) : null;
   }
 
   async softDelete(userId: string, ids: string[], now: number): Promise<void> {
@@ -232,13 +260,32 @@ export class SqliteStore implements MemoryStore {
     })();
   }
 
+  /**
+   * A page newest first, with the total. Normally from the per-user cache (vector-index.ts: one
+   * pass over the user's sorted slots, then the page's rows by rowid); SQL (a count and a sort over
+   * the user's rows, ~4 ms at 10k) where the cache cannot answer, as for searches.
+   */
   async listMemories(userId: string, filter: MemoryFilter, page: Page, now: number): Promise<{ memories: Memory[]; total: number }> {
+    const cached = this.vectors.list(userId, filter, page.offset, page.limit, now);
+    if (cached) {
+      if (cached.rowids.length === 0) return { memories: [], total: cached.total };
+      const rows = this.db
+        .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid in (${marks(cached.rowids.length)}) and +m.user_id = ?`)
+        .all(...cached.rowids, userId) as MemoryRow[];
+      const byRowid = new Map(rows.map((r) => [r.rowid, r]));
+      return { memories: cached.rowids.flatMap((rowid) => (byRowid.has(rowid) ? [this.toMemory(byRowid.get(rowid)!)] : [])), total: cached.total };
+    }
+    return this.listMemoriesSql(userId, filter, page, now);
+  }
+
+  /** The SQL answer; also the reference the cache's pages are tested against. */
+  listMemoriesSql(userId: string, filter: MemoryFilter, page: Page, now: number): { memories: Memory[]; total: number } {
     const where = memoryWhere(userId, filter, now);
     const { total } = this.db.query(`select count(*) as total from memories m where ${where.sql}`).get(...where.params) as { total: number };
     const rows = this.db
       .query(`select ${MEMORY_COLUMNS} from memories m where ${where.sql} order by m.created_at desc, m.rowid desc limit ? offset ?`)
       .all(...where.params, page.limit, page.offset) as MemoryRow[];
-    return { memories: rows.map(toMemory), total };
+    return { memories: rows.map((r) => this.toMemory(r)), total };
   }
 
   /**
@@ -257,7 +304,7 @@ export class SqliteStore implements MemoryStore {
       const byRowid = new Map(rows.map((r) => [r.rowid, r]));
       return hits.flatMap(({ rowid, score }) => {
         const row = byRowid.get(rowid);
-        return row ? [{ memory: toMemory(row), bm25: score }] : [];
+        return row ? [{ memory: this.toMemory(row), bm25: score }] : [];
       });
     }
     return this.searchTextFts(userId, terms, filter, limit, now);
@@ -267,7 +314,7 @@ export class SqliteStore implements MemoryStore {
   searchTextFts(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): TextHit[] {
     if (terms.length === 0) return [];
     const rows = this.topMatchesFiltered(userId, terms, filter, limit, now) ?? this.allMatchesFiltered(userId, terms, filter, limit, now);
-    return rows.map((r) => ({ memory: toMemory(r), bm25: r.score }));
+    return rows.map((r) => ({ memory: this.toMemory(r), bm25: r.score }));
   }
 
   /**
@@ -324,7 +371,7 @@ export class SqliteStore implements MemoryStore {
     const byRowid = new Map(rows.map((r) => [r.rowid, r]));
     return found.flatMap(({ rowid, distance }) => {
       const row = byRowid.get(rowid);
-      return row ? [{ memory: toMemory(row), similarity: 1 - distance }] : [];
+      return row ? [{ memory: this.toMemory(row), similarity: 1 - distance }] : [];
     });
   }
 
@@ -336,11 +383,9 @@ export class SqliteStore implements MemoryStore {
     return new Map(rows.map((r) => [r.id, asVector(r.embedding)]));
   }
 
+  /** Written behind (access-log.ts): every read of this store already sees the bump. */
   async recordAccess(userId: string, ids: string[], now: number): Promise<void> {
-    if (ids.length === 0) return;
-    this.db
-      .query(`update memories set access_count = access_count + 1, accessed_at = ? where +user_id = ? and id in (${marks(ids.length)})`)
-      .run(new Date(now).toISOString(), userId, ...ids);
+    if (ids.length > 0) this.accesses.record(userId, ids, new Date(now).toISOString());
   }
 
   async history(userId: string, memoryId: string): Promise<HistoryEntry[]> {
@@ -394,6 +439,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async stats(userId: string, now: number): Promise<Stats> {
+    this.accesses.flush(); // the totals below read access_count in SQL
     const where = memoryWhere(userId, {}, now);
     const totals = this.db
       .query(
@@ -417,6 +463,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async *scanAll(batchSize: number): AsyncIterable<{ user_id: string; memory: Memory }[]> {
+    this.accesses.flush();
     let after = 0;
     for (;;) {
       const rows = this.db
@@ -424,7 +471,7 @@ export class SqliteStore implements MemoryStore {
         .all(after, batchSize) as MemoryRow[];
       if (rows.length === 0) return;
       after = rows.at(-1)!.rowid;
-      yield rows.map((r) => ({ user_id: r.user_id, memory: toMemory(r) }));
+      yield rows.map((r) => ({ user_id: r.user_id, memory: this.toMemory(r) }));
     }
   }
 

@@ -56,6 +56,8 @@ interface Loading {
   version: number;
   /** this connection's writes to the user's rows since the load started (re-read when it completes) */
   pending: Set<number>;
+  /** where the next chunk starts */
+  after: { created_at: string; rowid: number };
   done: Promise<void>;
 }
 
@@ -111,6 +113,7 @@ export class VectorIndex {
   /** Users being loaded in the background (at most one load per user). */
   private readonly loading = new Map<string, Loading>();
   private dataVersion: number | null = null;
+  private loadQuery: ReturnType<Database["query"]> | null = null;
   private readonly maxCachedRows: number;
   private readonly syncLoadMaxRows: number;
   private readonly loadChunkRows: number;
@@ -203,6 +206,19 @@ export class VectorIndex {
     if (!query) return null;
     const { user, tokens, accept } = query;
     return accept ? user.keywords.search(tokens, user.size, user.rowidsView(), accept, limit) : [];
+  }
+
+  /**
+   * A page of the user's active rows under the filter, newest first (created_at, then rowid, both
+   * descending: the order of listMemories' SQL), and how many rows match; null when SQL must answer
+   * (the same cases as keywordSearch, and while a large user is still loading).
+   */
+  list(userId: string, filter: MemoryFilter, offset: number, limit: number, now: number): { rowids: number[]; total: number } | null {
+    if (this.db.inTransaction || filter.include_deleted || !cacheable(filter)) return null;
+    this.sync();
+    // a list's SQL answer costs more than a chunk (a count and a sort of every row): advance the load
+    const user = this.load(userId, true);
+    return user ? user.page(filter, now, offset, limit) : null;
   }
 
   /** How many of the user's active rows under the filter match any term; null as for keywordSearch. */
@@ -306,14 +322,19 @@ export class VectorIndex {
    * at most syncLoadMaxRows active rows; for larger ones a background load starts (if none is under
    * way) and null is returned until it completes.
    */
-  private load(userId: string): UserVectors | null {
+  private load(userId: string, advance = false): UserVectors | null {
     let user = this.users.get(userId);
     if (user) {
       this.users.delete(userId); // most recently used goes last
       this.users.set(userId, user);
       return user;
     }
-    if (this.loading.has(userId)) return null;
+    const loading = this.loading.get(userId);
+    if (loading) {
+      // callers are outside transactions (they check), so the chunk reads committed rows
+      if (advance) this.loadChunk(userId, loading);
+      return this.users.get(userId) ?? null;
+    }
     const { n } = this.db.query("select count(*) as n from memories where user_id = ? and deleted_at is null").get(userId) as { n: number };
     if (n > this.syncLoadMaxRows) {
       this.startLoad(userId, n);
@@ -337,7 +358,12 @@ export class VectorIndex {
    * change during the load are read exactly once, in their only state.
    */
   private startLoad(userId: string, expected: number): void {
-    const state = { user: new UserVectors(this.dimension, expected), version: this.dataVersion ?? this.currentVersion(), pending: new Set<number>() } as Loading;
+    const state = {
+      user: new UserVectors(this.dimension, expected),
+      version: this.dataVersion ?? this.currentVersion(),
+      pending: new Set<number>(),
+      after: { created_at: "", rowid: -Infinity },
+    } as Loading;
     this.loading.set(userId, state);
     vectorIndexCounters.backgroundLoads++;
     state.done = this.runLoad(userId, state).catch(() => {
@@ -346,39 +372,49 @@ export class VectorIndex {
   }
 
   private async runLoad(userId: string, state: Loading): Promise<void> {
-    const chunk = this.db.query(
+    for (;;) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.loading.get(userId) !== state) return; // reset, dropped or completed meanwhile
+      if (this.db.inTransaction) continue; // uncommitted rows would be read: wait for the transaction to end
+      if (!this.loadChunk(userId, state)) return;
+    }
+  }
+
+  /**
+   * Reads the next chunk of a load; false once the load is over (completed and published, or
+   * discarded). Called between event-loop turns by runLoad, and also by each list that finds the
+   * user loading (load(…, true)): under load a turn of the event loop serves many requests, so turns
+   * alone let a busy wallet's load crawl while SQL answers every list (~80 ms at 10k, loaded machine).
+   * Searches do not advance it (their SQL answers are cheaper; background-load.test.ts pins that).
+   */
+  private loadChunk(userId: string, state: Loading): boolean {
+    if (this.currentVersion() !== state.version) {
+      this.loading.delete(userId);
+      vectorIndexCounters.backgroundDiscards++;
+      return false;
+    }
+    this.loadQuery ??= this.db.query(
       `select ${ROW_COLUMNS} from memories where user_id = ? and deleted_at is null and (created_at, rowid) > (?, ?)
        order by created_at, rowid limit ?`,
     );
-    let after = { created_at: "", rowid: -Infinity };
-    for (;;) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (this.loading.get(userId) !== state) return; // reset or dropped meanwhile
-      if (this.db.inTransaction) continue; // uncommitted rows would be read: wait for the transaction to end
-      if (this.currentVersion() !== state.version) {
-        this.loading.delete(userId);
-        vectorIndexCounters.backgroundDiscards++;
-        return;
-      }
-      const rows = chunk.all(userId, after.created_at, after.rowid, this.loadChunkRows) as IndexedRow[];
-      for (const row of rows) state.user.put(row);
-      if (rows.length === this.loadChunkRows) {
-        after = rows.at(-1)!;
-        continue;
-      }
-      // complete: apply this connection's writes made during the load, then publish
-      for (const [rowid, owner] of this.pending) {
-        if (owner !== userId) continue;
-        state.pending.add(rowid);
-        this.pending.delete(rowid);
-      }
-      this.loading.delete(userId);
-      this.patch(state.user, userId, [...state.pending]);
-      vectorIndexCounters.loads++;
-      this.evictFor(state.user.size);
-      this.users.set(userId, state.user);
-      return;
+    const rows = this.loadQuery.all(userId, state.after.created_at, state.after.rowid, this.loadChunkRows) as IndexedRow[];
+    for (const row of rows) state.user.put(row);
+    if (rows.length === this.loadChunkRows) {
+      state.after = rows.at(-1)!;
+      return true;
     }
+    // complete: apply this connection's writes made during the load, then publish
+    for (const [rowid, owner] of this.pending) {
+      if (owner !== userId) continue;
+      state.pending.add(rowid);
+      this.pending.delete(rowid);
+    }
+    this.loading.delete(userId);
+    this.patch(state.user, userId, [...state.pending]);
+    vectorIndexCounters.loads++;
+    this.evictFor(state.user.size);
+    this.users.set(userId, state.user);
+    return false;
   }
 
   private currentVersion(): number {
@@ -397,9 +433,13 @@ export class VectorIndex {
   }
 }
 
-/** Filters the cache evaluates exactly as memoryWhere does (dates must parse, as stored ones do). */
+/** The MemoryFilter fields the cache evaluates (accepting); a filter using any other goes to SQL. */
+const CACHED_FILTER_FIELDS = new Set(["namespace", "session_id", "agent_id", "memory_type", "tags", "created_after", "created_before", "pinned", "include_deleted"]);
+
+/** Filters the cache evaluates exactly as memoryWhere does (dates must parse, as stored ones do; no field it does not know). */
 function cacheable(filter: MemoryFilter): boolean {
   const date = (value: string | undefined) => value === undefined || !Number.isNaN(Date.parse(value));
+  for (const [key, value] of Object.entries(filter)) if (value !== undefined && !CACHED_FILTER_FIELDS.has(key)) return false;
   return date(filter.created_after) && date(filter.created_before);
 }
 
@@ -451,6 +491,8 @@ class UserVectors {
   private expires: Float64Array;
   private tags: (Int32Array | null)[] = [];
   private quantized: Quantized | null = null;
+  /** slots newest first, for list pages; rebuilt on the first page after any change */
+  private order: Int32Array | null = null;
 
   constructor(
     private readonly dim: number,
@@ -486,6 +528,7 @@ class UserVectors {
 
   /** Adds or replaces the row (rows whose embedding has another dimension get no vector: keyword search only). */
   put(row: IndexedRow): void {
+    this.order = null;
     const embedding = asFloats(row.embedding);
     const vector = embedding.length === this.dim && this.dim > 0;
     let slot = this.slotOf.get(row.rowid);
@@ -519,6 +562,7 @@ class UserVectors {
   delete(rowid: number): void {
     const slot = this.slotOf.get(rowid);
     if (slot === undefined) return;
+    this.order = null;
     this.slotOf.delete(rowid);
     const last = --this.size;
     if (slot !== last) {
@@ -567,6 +611,36 @@ class UserVectors {
   private quantize(): void {
     this.quantized = new Quantized(kernelFor(Math.ceil(this.dim / 8) * 8), this.dim, this.capacity);
     for (let slot = 0; slot < this.size; slot++) this.quantized.set(slot, this.vectors.subarray(slot * this.dim, (slot + 1) * this.dim));
+  }
+
+  /**
+   * Rows offset…offset+limit of the accepted rows newest first, and their number. The order is
+   * sorted once per change of the user's rows (10k rows: ~2 ms), so a page is one pass over the
+   * slots: what replaces SQL's count and sort of every page.
+   */
+  page(filter: MemoryFilter, now: number, offset: number, limit: number): { rowids: number[]; total: number } {
+    const accept = this.accepting(filter, now, false);
+    if (!accept) return { rowids: [], total: 0 };
+    const order = this.sorted();
+    const rowids: number[] = [];
+    let total = 0;
+    for (let i = 0; i < order.length; i++) {
+      const slot = order[i]!;
+      if (!accept(slot)) continue;
+      if (total >= offset && rowids.length < limit) rowids.push(this.rowids[slot]!);
+      total++;
+    }
+    return { rowids, total };
+  }
+
+  private sorted(): Int32Array {
+    if (this.order && this.order.length === this.size) return this.order;
+    const order = new Int32Array(this.size);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+    const created = this.created;
+    const rowids = this.rowids;
+    order.sort((a, b) => created[b]! - created[a]! || rowids[b]! - rowids[a]!);
+    return (this.order = order);
   }
 
   /** The row filter as a predicate over slots, or null when no row can match; `vectors`: rows without a vector never match. */

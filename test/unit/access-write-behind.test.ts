@@ -1,0 +1,96 @@
+import { afterAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
+import { ACCESS_FLUSH_ENTRIES } from "../../src/store/sqlite/access-log";
+import { newMemory, type Memory } from "../../src/domain/memory";
+
+/**
+ * Recall's access bumps are written behind (src/store/sqlite/access-log.ts): every read through the
+ * store sees them at once, SQL sees them after a flush (timer, size, updateMemory, stats, close).
+ */
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+async function open() {
+  const dir = mkdtempSync(join(tmpdir(), "engram-access-"));
+  dirs.push(dir);
+  const store = new SqliteStore(dir);
+  await store.bindEmbeddingModel({ id: "test", dimension: 4 });
+  /** the committed counters, read by another connection */
+  const committed = (id: string) => {
+    const db = new Database(join(dir, "engram.sqlite"), { readonly: true });
+    try {
+      return db.query("select access_count, accessed_at from memories where id = ?").get(id) as { access_count: number; accessed_at: string };
+    } finally {
+      db.close();
+    }
+  };
+  return { dir, store, committed };
+}
+
+const at = "2026-01-01T00:00:00.000Z";
+const t1 = Date.parse("2026-01-02T00:00:00.000Z");
+const t2 = Date.parse("2026-01-03T00:00:00.000Z");
+async function seed(store: SqliteStore, user: string, n: number): Promise<Memory[]> {
+  const memories = Array.from({ length: n }, (_, i) => newMemory({ user_id: user, content: `memory number ${i}` }, at));
+  await store.insertMemories(memories.map((m) => ({ memory: m, embedding: new Float32Array([1, 0, 0, 0]), content_hash: m.id })));
+  return memories;
+}
+
+test("reads see pending bumps at once; they are committed together, and on close", async () => {
+  const { dir, store, committed } = await open();
+  const user = crypto.randomUUID();
+  const [a, b] = await seed(store, user, 2);
+  await store.recordAccess(user, [a!.id, b!.id], t1);
+  await store.recordAccess(user, [a!.id], t2);
+  await store.recordAccess(crypto.randomUUID(), [b!.id], t2); // another wallet's id: no effect
+  const [ra, rb] = await store.getMemories(user, [a!.id, b!.id], t2);
+  expect([ra!.access_count, ra!.accessed_at, rb!.access_count, rb!.accessed_at]).toEqual([2, new Date(t2).toISOString(), 1, new Date(t1).toISOString()]);
+  expect((await store.listMemories(user, {}, { limit: 10, offset: 0 }, t2)).memories.map((m) => m.access_count).sort()).toEqual([1, 2]);
+  expect(committed(a!.id).access_count).toBe(0); // still pending: no transaction per recall
+  await store.close(); // a clean stop flushes
+  expect(committed(a!.id)).toEqual({ access_count: 2, accessed_at: new Date(t2).toISOString() });
+  expect(committed(b!.id)).toEqual({ access_count: 1, accessed_at: new Date(t1).toISOString() });
+  const reopened = new SqliteStore(dir);
+  expect((await reopened.getMemories(user, [a!.id], t2))[0]!.access_count).toBe(2);
+  await reopened.close();
+});
+
+test("an update of a memory with pending bumps counts them once; stats see them", async () => {
+  const { store, committed } = await open();
+  const user = crypto.randomUUID();
+  const [a] = await seed(store, user, 1);
+  await store.recordAccess(user, [a!.id], t1);
+  const read = (await store.getMemories(user, [a!.id], t1))[0]!;
+  expect(read.access_count).toBe(1);
+  await store.updateMemory(user, { memory: { ...read, importance: 0.9, updated_at: new Date(t1).toISOString() } });
+  expect(committed(a!.id).access_count).toBe(1);
+  expect((await store.getMemories(user, [a!.id], t1))[0]!.access_count).toBe(1);
+  await store.recordAccess(user, [a!.id], t2);
+  expect((await store.stats(user, t2)).total_accesses).toBe(2);
+  await store.close();
+  expect(committed(a!.id).access_count).toBe(2);
+});
+
+test("the pending set is bounded: it is written once it holds ACCESS_FLUSH_ENTRIES memories", async () => {
+  const { store, committed } = await open();
+  const user = crypto.randomUUID();
+  const memories = await seed(store, user, ACCESS_FLUSH_ENTRIES);
+  for (let i = 0; i < memories.length; i += 100) await store.recordAccess(user, memories.slice(i, i + 100).map((m) => m.id), t1);
+  expect(committed(memories[0]!.id).access_count).toBe(1);
+  expect(committed(memories.at(-1)!.id).access_count).toBe(1);
+  await store.close();
+});
+
+test("pending bumps are written within the flush interval without any other call", async () => {
+  const { store, committed } = await open();
+  const user = crypto.randomUUID();
+  const [a] = await seed(store, user, 1);
+  await store.recordAccess(user, [a!.id], t1);
+  for (let i = 0; i < 100 && committed(a!.id).access_count === 0; i++) await Bun.sleep(50);
+  expect(committed(a!.id).access_count).toBe(1);
+  await store.close();
+});
