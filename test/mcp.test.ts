@@ -7,7 +7,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { MODEL_CACHE_DIR, startService, TestWallet, type TestService } from "./helpers/harness";
+import { x402Client } from "@x402/fetch";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { MODEL_CACHE_DIR, sqliteEngine, startService, TestWallet, type TestService } from "./helpers/harness";
+import { TestFacilitator } from "./helpers/facilitator";
 
 const TOOL_NAMES = [
   "store", "store_batch", "recall", "search", "list", "get", "update", "delete", "bulk_delete", "pin", "unpin",
@@ -270,6 +274,61 @@ describe("MCP paid tools: free tier and 402", () => {
     expect((await failed(other, "recall", { query: "one" })).code).toBe("PAYMENT_REQUIRED");
     await client.close();
     await other.close();
+  });
+});
+
+describe("MCP paid tools with x402", () => {
+  let facilitator: TestFacilitator;
+  let service: TestService;
+  beforeAll(async () => {
+    facilitator = await TestFacilitator.start();
+    service = await startService(sqliteEngine, {
+      FREE_TIER_CALLS: "1",
+      PAYMENTS: "on",
+      X402_NETWORK: "base-sepolia",
+      X402_PAY_TO: "0x2222222222222222222222222222222222222222",
+      X402_FACILITATOR_URL: facilitator.url,
+    });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await facilitator?.stop();
+  });
+
+  test("after the free call: PAYMENT_REQUIRED with the requirements; a PAYMENT-SIGNATURE on the /mcp request pays for the call", async () => {
+    const wallet = new TestWallet();
+    const header = await wallet.header(Math.floor(service.now() / 1000));
+    let payment: string | undefined;
+    let last: Headers | undefined;
+    const client = new Client({ name: "payer", version: "0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), {
+        fetch: async (input, init) => {
+          const headers = new Headers(init?.headers);
+          headers.set("x-wallet-auth", header);
+          if (payment) headers.set("payment-signature", payment);
+          payment = undefined;
+          const res = await fetch(input, { ...init, headers });
+          last = res.headers;
+          return res;
+        },
+      }),
+    );
+    await ok(client, "store", { content: "The free call of this wallet" });
+    const refused = await failed(client, "store", { content: "A paid memory about invoices" });
+    expect(refused.code).toBe("PAYMENT_REQUIRED");
+    expect(refused.details.x402.accepts).toHaveLength(1);
+    const required = decodePaymentRequiredHeader(last!.get("payment-required")!);
+    expect(facilitator.settledBy(wallet.address)).toHaveLength(0);
+
+    const payer = new x402Client();
+    registerExactEvmScheme(payer, { signer: wallet.account });
+    payment = encodePaymentSignatureHeader(await payer.createPaymentPayload(required));
+    const stored = await ok(client, "store", { content: "A paid memory about invoices" });
+    expect(decodePaymentResponseHeader(last!.get("payment-response")!).success).toBe(true);
+    expect(facilitator.settledBy(wallet.address)).toHaveLength(1);
+    expect((await ok(client, "get", { id: stored.id })).content).toBe("A paid memory about invoices");
+    await client.close();
   });
 });
 
