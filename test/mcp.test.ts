@@ -10,7 +10,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { x402Client } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
-import { MODEL_CACHE_DIR, sqliteEngine, startService, TestWallet, type TestService } from "./helpers/harness";
+import { Client as RestClient, MODEL_CACHE_DIR, sqliteEngine, startService, TestWallet, type TestService } from "./helpers/harness";
 import { TestFacilitator } from "./helpers/facilitator";
 
 const TOOL_NAMES = [
@@ -171,6 +171,33 @@ describe("MCP over Streamable HTTP", () => {
     expect(exported.memories[0].id).toBe(id);
     const csv = await ok(a, "export", { namespace: "infra", format: "csv" });
     expect(csv.memories).toContain("Postgres 16");
+  });
+
+  test("structuredContent is the JSON the REST endpoint answers", async () => {
+    const wallet = new TestWallet();
+    const mcp = await httpClient(service, wallet);
+    const rest = new RestClient(service, wallet);
+    const { id } = await ok(mcp, "store", { content: "Same answer over MCP and REST", namespace: "same", metadata: { tags: ["x"] } });
+    await ok(mcp, "store", { content: "A second memory about other things entirely", namespace: "same" });
+    const pairs: [string, Record<string, unknown>, string][] = [
+      ["get", { id }, `/v1/memories/${id}`],
+      ["list", { namespace: "same", tags: ["x"], limit: 5 }, "/v1/memories?namespace=same&tags=x&limit=5"],
+      ["history", { id }, `/v1/memories/${id}/history`],
+      ["relations", { id }, `/v1/memories/${id}/relations`],
+      ["stats", {}, "/v1/stats"],
+      ["namespaces", {}, "/v1/namespaces"],
+      ["suggested", {}, "/v1/suggested"],
+      ["export", { format: "markdown" }, "/v1/export?format=markdown"],
+      ["graph", { namespace: "same" }, "/v1/graph?namespace=same"],
+    ];
+    for (const [tool, args, path] of pairs) {
+      const answer = await rest.get(path);
+      expect(answer.status).toBe(200);
+      expect({ tool, json: await ok(mcp, tool, args) }).toEqual({ tool, json: answer.body });
+    }
+    const search = await rest.post("/v1/search", { query: "same answer" });
+    expect(await ok(mcp, "search", { query: "same answer" })).toEqual(search.body);
+    await mcp.close();
   });
 
   test("invalid arguments give an error result with VALIDATION_ERROR naming the field", async () => {
