@@ -12,6 +12,7 @@ import { exploreRoutes } from "./routes/explore";
 import { ingestRoutes } from "./routes/ingest";
 import { consolidateRoutes } from "./routes/consolidate";
 import { healthRoutes } from "./health";
+import { explorerRoutes } from "./routes/explorer";
 import { mcpRoutes } from "../mcp/http-route";
 
 /** The whole HTTP surface; routes are thin: schema-validated, delegating to src/domain. */
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(healthRoutes(deps.store, () => deps.embedder.modelId))
+    .use(explorerRoutes())
     .use(mcpRoutes(deps))
     .use(publicRoutes(deps))
     .use(accountRoutes(deps))
