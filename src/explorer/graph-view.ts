@@ -105,7 +105,9 @@ async function draw(container: HTMLElement, summary: HTMLElement, params: URLSea
         },
       },
     ],
-    layout: { name: graph.nodes.length > 200 ? "grid" : "cose", animate: false, padding: 40, idealEdgeLength: () => 120, nodeRepulsion: () => 12_000 } as cytoscape.LayoutOptions,
+    layout: (graph.nodes.length > 200
+      ? { name: "grid", padding: 40 }
+      : { name: "cose", animate: false, padding: 40, randomize: true, idealEdgeLength: () => 110, nodeRepulsion: () => 400_000, nodeOverlap: 40, componentSpacing: 120, numIter: 1500 }) as cytoscape.LayoutOptions,
     wheelSensitivity: 0.3,
   });
   // a handful of nodes would otherwise be fitted at a huge zoom
