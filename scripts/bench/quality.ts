@@ -61,11 +61,13 @@ async function startService(embedder: Embedder, recordAccess: boolean) {
   await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
   // The counterfactual: the same service whose recalls are never counted as accesses.
   const served: MemoryStore = recordAccess ? store : new Proxy(store, { get: (s, p) => (p === "recordAccess" ? async () => {} : Reflect.get(s, p, s)) });
-  let clock = Date.now();
+  // Starts at 0: the data set's own dates set it (RealMem sessions are in the past).
+  let clock = 0;
   const app = createApp(buildDeps(config, served, embedder, () => clock)).listen({ port: 0, hostname: "127.0.0.1" });
   return {
     url: `http://127.0.0.1:${app.server!.port}`,
-    setClock: (ms: number) => void (clock = Math.max(clock, ms)),
+    // Each persona has its own wallet and its own timeline: the clock follows the events exactly.
+    setClock: (ms: number) => void (clock = ms),
     now: () => clock,
     async stop() {
       await app.stop();
@@ -182,14 +184,16 @@ async function runPersona(service: Service, persona: Persona, distractors: strin
 const push = (m: Map<string, number[]>, key: string, value: number) => void m.set(key, [...(m.get(key) ?? []), value]);
 
 async function runRealMem(embedder: Embedder, scale: number, label: string): Promise<void> {
-  const personas = loadRealMem(LIMITS.content).slice(0, Number(args.personas));
+  const all = loadRealMem(LIMITS.content);
+  const personas = all.slice(0, Number(args.personas));
   // Each service setting gets its own store: access counts must not leak between settings.
   for (const [recordAccess, methods] of [[true, ["recall"]], [false, ["recall, access off", "search"]]] as const) {
     const service = await startService(embedder, recordAccess);
     const out = new Map<string, number[]>();
     for (const [p, persona] of personas.entries()) {
       const own = persona.events.reduce((n, e) => n + (e.kind === "turn" ? e.chunks.length : 0), 0);
-      const distractors = personas
+      // Distractors come from every other persona, asked or not, so the wallet reaches `scale`.
+      const distractors = all
         .filter((q) => q !== persona)
         .flatMap((q) => q.events.flatMap((e) => (e.kind === "turn" ? e.chunks : [])))
         .slice(0, Math.max(0, scale - own));
@@ -210,6 +214,7 @@ async function runRealMem(embedder: Embedder, scale: number, label: string): Pro
 async function runFacts(embedder: Embedder, scale: number, label: string): Promise<void> {
   for (const [recordAccess, methods] of [[true, ["recall"]], [false, ["recall, access off", "search"]]] as const) {
     const service = await startService(embedder, recordAccess);
+    service.setClock(Date.now());
     const wallet = new Wallet(service);
     const rng = prng(Number(args.seed));
     const distractors = Array.from({ length: Math.max(0, scale - QUALITY_SET.length) }, () => syntheticMemory(rng).content);

@@ -2,16 +2,16 @@ import { t, type Static } from "elysia";
 import { Type, type TObject } from "@sinclair/typebox";
 import { DEFAULT_NAMESPACE, LIMITS, Metadata, MemoryType, Namespace, RelationType, ScopeField, StoreFields, PatchFields, Tags, Timestamp, Uuid, type Memory } from "../domain/memory";
 import { IngestSource } from "../domain/ingest/ingest";
-import { keywordSearch } from "../domain/search";
-import { accepts, SortField, SortOrder, type Refinement } from "../domain/list-query";
+import { SortField, SortOrder } from "../domain/list-query";
 import { suggest, SuggestionReason } from "../domain/suggested";
 import { graphAround, graphOfNamespace } from "../domain/graph";
 import { toCsv, toMarkdown } from "../domain/export-format";
 import { invalid } from "../domain/errors";
 import type { PaidRoute } from "../billing/prices";
 import type { AppDeps } from "../http/deps";
-import { core, exported, memoryView, recalled, searched } from "../http/present";
+import { core, exported, memoryView } from "../http/present";
 import { filterOf, refinementOf } from "../http/memory-query";
+import { recallAnswer, RecallBody, searchAnswer, SearchBody } from "../http/operations/retrieval";
 
 /**
  * The MCP tools: one row per tool, each the counterpart of a REST endpoint (named in `rest`).
@@ -61,26 +61,6 @@ const line = (m: Line) => {
   return `- ${m.id} [${facts.filter(Boolean).join(", ")}] ${m.content}`;
 };
 const lines = (heading: string, memories: Line[]) => (memories.length ? `${heading}\n${memories.map(line).join("\n")}` : `${heading}\n(none)`);
-
-const RecallInput = t.Object({
-  query: t.String({ minLength: 1, maxLength: LIMITS.recallQuery }),
-  limit: t.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.pageSize, description: "default 5" })),
-  min_similarity: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
-  namespace: t.Optional(ScopeField),
-  session_id: t.Optional(ScopeField),
-  agent_id: t.Optional(ScopeField),
-  include_relations: t.Optional(t.Boolean()),
-  filters: t.Optional(
-    t.Object({
-      tags: t.Optional(Tags),
-      after: t.Optional(Timestamp),
-      before: t.Optional(Timestamp),
-      memory_type: t.Optional(MemoryType),
-      pinned: t.Optional(t.Boolean()),
-      metadata: t.Optional(Metadata),
-    }),
-  ),
-});
 
 const ListInput = t.Object({
   limit: Limit(20),
@@ -165,35 +145,11 @@ export const TOOLS: Tool[] = [
     title: "Recall memories (semantic)",
     description: "Hybrid semantic + keyword recall ranked by relevance, recency, importance and decay (paid). Use it before answering anything that may depend on what was remembered.",
     rest: "POST /v1/recall",
-    input: RecallInput,
+    input: RecallBody,
     paid: "POST /v1/recall",
     readOnly: true,
     async run({ deps, userId, charge }, body) {
-      return charge("POST /v1/recall", async () => {
-        const f = body.filters;
-        const refinement: Refinement = { metadata: f?.metadata };
-        const { results, query_tokens } = await deps.recall.run(userId, {
-          query: body.query,
-          limit: body.limit ?? 5,
-          min_similarity: body.min_similarity ?? 0,
-          include_relations: body.include_relations ?? false,
-          record_access: true,
-          filter: {
-            namespace: body.namespace,
-            session_id: body.session_id,
-            agent_id: body.agent_id,
-            tags: f?.tags,
-            memory_type: f?.memory_type,
-            pinned: f?.pinned,
-            created_after: iso(f?.after),
-            created_before: iso(f?.before),
-          },
-          ...(f?.metadata && { accept: (m: Memory) => accepts(refinement, m) }),
-        });
-        const memories = [];
-        for (const r of results) memories.push(recalled(r, r.relations && (await deps.relations.listed(userId, r.memory.id, r.relations))));
-        return { memories, query_tokens };
-      });
+      return charge("POST /v1/recall", () => recallAnswer(deps, userId, body));
     },
     text: (r) => lines(`${r.memories.length} memories recalled:`, r.memories),
   }),
@@ -202,21 +158,9 @@ export const TOOLS: Tool[] = [
     title: "Keyword search (BM25)",
     description: "Full-text keyword search (BM25), no embedding; free.",
     rest: "POST /v1/search",
-    input: t.Object({
-      query: t.String({ minLength: 1, maxLength: LIMITS.searchQuery }),
-      limit: Limit(10),
-      namespace: t.Optional(ScopeField),
-      memory_type: t.Optional(MemoryType),
-      tags: t.Optional(Tags),
-      session_id: t.Optional(ScopeField),
-      agent_id: t.Optional(ScopeField),
-    }),
+    input: SearchBody,
     readOnly: true,
-    async run({ deps, userId }, body) {
-      const filter = { namespace: body.namespace, memory_type: body.memory_type, tags: body.tags, session_id: body.session_id, agent_id: body.agent_id };
-      const { memories, total } = await keywordSearch(deps.store, deps.clock, userId, body.query, filter, body.limit ?? 10);
-      return { memories: memories.map(searched), total, query: body.query };
-    },
+    run: ({ deps, userId }, body) => searchAnswer(deps, userId, body),
     text: (r) => lines(`${r.total} matches for ${JSON.stringify(r.query)}:`, r.memories),
   }),
   tool({

@@ -1,15 +1,14 @@
 import { Elysia, t } from "elysia";
-import { LIMITS, Metadata, MemoryType, ScopeField, Tags, Timestamp } from "../../domain/memory";
+import { LIMITS, ScopeField } from "../../domain/memory";
 import { keywordSearch } from "../../domain/search";
-import { accepts, type Refinement } from "../../domain/list-query";
+import { accepts } from "../../domain/list-query";
 import { authPlugin } from "../auth-plugin";
 import { jsonBody, QueryInt } from "../validation";
 import type { AppDeps } from "../deps";
-import { ListedMemory, memoryView, recalled, RecalledMemorySchema, searched, SearchedMemory } from "../present";
+import { ListedMemory, memoryView, RecalledMemorySchema, SearchedMemory } from "../present";
 import { filterOf, MemoryQuery, refinementOf } from "../memory-query";
 import { ContextItem } from "../../domain/context";
-
-const iso = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
+import { recallAnswer, RecallBody, searchAnswer, SearchBody } from "../operations/retrieval";
 
 /** Recall (hybrid, paid) and keyword search (BM25, free). */
 export const retrievalRoutes = (deps: AppDeps) => {
@@ -19,53 +18,9 @@ export const retrievalRoutes = (deps: AppDeps) => {
     .post(
       "/v1/recall",
       async ({ body, wallet, userId, setHeader, request }) =>
-        deps.paywall.charge(wallet, "POST /v1/recall", request, setHeader, async () => {
-          const f = body.filters;
-          const refinement: Refinement = { metadata: f?.metadata };
-          const { results, query_tokens } = await deps.recall.run(userId, {
-            query: body.query,
-            limit: body.limit ?? 5,
-            min_similarity: body.min_similarity ?? 0,
-            include_relations: body.include_relations ?? false,
-            record_access: true,
-            filter: {
-              namespace: body.namespace,
-              session_id: body.session_id,
-              agent_id: body.agent_id,
-              tags: f?.tags,
-              memory_type: f?.memory_type,
-              pinned: f?.pinned,
-              created_after: iso(f?.after),
-              created_before: iso(f?.before),
-            },
-            ...(f?.metadata && { accept: (m) => accepts(refinement, m) }),
-          });
-          const memories = [];
-          for (const r of results) {
-            memories.push(recalled(r, r.relations && (await deps.relations.listed(userId, r.memory.id, r.relations))));
-          }
-          return { memories, query_tokens };
-        }),
+        deps.paywall.charge(wallet, "POST /v1/recall", request, setHeader, () => recallAnswer(deps, userId, body)),
       {
-        ...jsonBody(t.Object({
-          query: t.String({ minLength: 1, maxLength: LIMITS.recallQuery }),
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: LIMITS.pageSize })),
-          min_similarity: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
-          namespace: t.Optional(ScopeField),
-          session_id: t.Optional(ScopeField),
-          agent_id: t.Optional(ScopeField),
-          include_relations: t.Optional(t.Boolean()),
-          filters: t.Optional(
-            t.Object({
-              tags: t.Optional(Tags),
-              after: t.Optional(Timestamp),
-              before: t.Optional(Timestamp),
-              memory_type: t.Optional(MemoryType),
-              pinned: t.Optional(t.Boolean()),
-              metadata: t.Optional(Metadata),
-            }),
-          ),
-        })),
+        ...jsonBody(RecallBody),
         response: { 200: t.Object({ memories: t.Array(RecalledMemorySchema), query_tokens: t.Integer() }) },
         detail: {
           summary: "Hybrid semantic recall (paid)",
@@ -75,21 +30,9 @@ export const retrievalRoutes = (deps: AppDeps) => {
     )
     .post(
       "/v1/search",
-      async ({ body, userId }) => {
-        const filter = { namespace: body.namespace, memory_type: body.memory_type, tags: body.tags, session_id: body.session_id, agent_id: body.agent_id };
-        const { memories, total } = await keywordSearch(deps.store, deps.clock, userId, body.query, filter, body.limit ?? 10);
-        return { memories: memories.map(searched), total, query: body.query };
-      },
+      async ({ body, userId }) => searchAnswer(deps, userId, body),
       {
-        ...jsonBody(t.Object({
-          query: t.String({ minLength: 1, maxLength: LIMITS.searchQuery }),
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: LIMITS.pageSize })),
-          namespace: t.Optional(ScopeField),
-          memory_type: t.Optional(MemoryType),
-          tags: t.Optional(Tags),
-          session_id: t.Optional(ScopeField),
-          agent_id: t.Optional(ScopeField),
-        })),
+        ...jsonBody(SearchBody),
         response: { 200: t.Object({ memories: t.Array(SearchedMemory), total: t.Integer(), query: t.String() }) },
         detail: { summary: "Keyword search (BM25)", description: "Operators and quotes in the query are treated as text." },
       },
