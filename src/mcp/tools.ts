@@ -1,6 +1,6 @@
 import { t, type Static } from "elysia";
 import { Type, type TObject } from "@sinclair/typebox";
-import { DEFAULT_NAMESPACE, LIMITS, Metadata, MemoryType, Namespace, RelationType, ScopeField, StoreFields, PatchFields, Tags, Timestamp, Uuid, type Memory } from "../domain/memory";
+import { DEFAULT_NAMESPACE, LIMITS, Metadata, MemoryType, RelationType, ScopeField, StoreFields, PatchFields, Tags, Timestamp, Uuid, type Memory } from "../domain/memory";
 import { IngestSource } from "../domain/ingest/ingest";
 import { SortField, SortOrder } from "../domain/list-query";
 import { suggest, SuggestionReason } from "../domain/suggested";
@@ -12,6 +12,7 @@ import type { AppDeps } from "../http/deps";
 import { core, exported, memoryView } from "../http/present";
 import { filterOf, refinementOf } from "../http/memory-query";
 import { recallAnswer, RecallBody, searchAnswer, SearchBody } from "../http/operations/retrieval";
+import { ingestAnswer, IngestBody } from "../http/operations/ingest";
 
 /**
  * The MCP tools: one row per tool, each the counterpart of a REST endpoint (named in `rest`).
@@ -77,14 +78,6 @@ const ListInput = t.Object({
   sort: t.Optional(SortField),
   order: t.Optional(SortOrder),
   metadata: t.Optional(t.Record(t.String(), t.Unknown(), { maxProperties: LIMITS.metadataKeys, description: "every key must match" })),
-});
-
-const IngestInput = t.Object({
-  ...IngestSource,
-  namespace: t.Optional(Namespace),
-  session_id: t.Optional(ScopeField),
-  agent_id: t.Optional(ScopeField),
-  auto_relate: t.Optional(t.Boolean()),
 });
 
 const ContextInput = t.Object({
@@ -338,21 +331,9 @@ export const TOOLS: Tool[] = [
     title: "Ingest a conversation or text",
     description: "Extract facts from `messages` (roles user, assistant, system, tool) or `text` and store the new ones; duplicates of existing memories are skipped (paid).",
     rest: "POST /v1/ingest",
-    input: IngestInput,
+    input: IngestBody,
     paid: "POST /v1/ingest",
-    async run({ deps, userId, charge }, body) {
-      const result = await charge("POST /v1/ingest", () =>
-        deps.ingest.run(userId, {
-          messages: body.messages,
-          text: body.text,
-          namespace: body.namespace ?? DEFAULT_NAMESPACE,
-          session_id: body.session_id,
-          agent_id: body.agent_id,
-          auto_relate: body.auto_relate ?? false,
-        }),
-      );
-      return { ...result, memories_created: result.facts_stored };
-    },
+    run: ({ deps, userId, charge }, body) => charge("POST /v1/ingest", () => ingestAnswer(deps, userId, body)),
     text: (r) => `Extracted ${r.facts_extracted} facts: stored ${r.facts_stored}, ${r.facts_deduplicated} already known, ${r.relations_created} relations.`,
   }),
   tool({

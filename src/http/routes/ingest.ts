@@ -1,4 +1,4 @@
-import { Elysia, t, type Static } from "elysia";
+import { Elysia, t } from "elysia";
 import { DEFAULT_NAMESPACE, Namespace, ScopeField, Uuid } from "../../domain/memory";
 import { ExtractedFact } from "../../domain/ingest/extractor";
 import { IngestSource } from "../../domain/ingest/ingest";
@@ -6,15 +6,9 @@ import { authPlugin, type Caller } from "../auth-plugin";
 import { migrate, MigrateFile, MIGRATE_LIMITS } from "../../domain/migrate";
 import { jsonBody } from "../validation";
 import type { AppDeps } from "../deps";
+import { ingestAnswer, IngestBody } from "../operations/ingest";
 
 
-const IngestBody = t.Object({
-  ...IngestSource,
-  namespace: t.Optional(Namespace),
-  session_id: t.Optional(ScopeField),
-  agent_id: t.Optional(ScopeField),
-  auto_relate: t.Optional(t.Boolean()),
-});
 const ingestOptions = {
   ...jsonBody(IngestBody),
   response: {
@@ -33,19 +27,10 @@ const ingestOptions = {
 /** Conversations, text and files into memories: ingest and migrate store them (paid), extract only returns facts (free). */
 export const ingestRoutes = (deps: AppDeps) => {
   /** POST /v1/ingest and its MemoClaw name POST /v1/memories/extract: one implementation. */
-  const ingest = async ({ body, wallet, userId, setHeader, request, set }: Caller & { body: Static<typeof IngestBody>; request: Request; set: { status?: number | string } }) => {
-    const result = await deps.paywall.charge(wallet, "POST /v1/ingest", request, setHeader, () =>
-      deps.ingest.run(userId, {
-        messages: body.messages,
-        text: body.text,
-        namespace: body.namespace ?? DEFAULT_NAMESPACE,
-        session_id: body.session_id,
-        agent_id: body.agent_id,
-        auto_relate: body.auto_relate ?? false,
-      }),
-    );
+  const ingest = async ({ body, wallet, userId, setHeader, request, set }: Caller & { body: IngestBody; request: Request; set: { status?: number | string } }) => {
+    const answer = await deps.paywall.charge(wallet, "POST /v1/ingest", request, setHeader, () => ingestAnswer(deps, userId, body));
     set.status = 201;
-    return { ...result, memories_created: result.facts_stored };
+    return answer;
   };
   return new Elysia({ detail: { tags: ["ingest"] } })
     .use(authPlugin(deps))
