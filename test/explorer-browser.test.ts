@@ -148,8 +148,14 @@ describe.skipIf(!available)("memory explorer in headless Chromium", () => {
 
   test("stats chart types and namespaces and show the free tier; deleting a memory removes it from the list", async () => {
     await page.getByRole("link", { name: "Stats" }).click();
-    await page.locator("svg.chart").nth(1).waitFor();
-    expect(await page.locator("svg.chart").first().locator("rect").count()).toBe(5);
+    await page.locator("svg.chart").nth(2).waitFor();
+    // growth: cumulative counts, the last one is every memory stored
+    const growth = page.getByRole("img", { name: "Memories stored over time" });
+    const values = (await growth.locator("text.chart-value").allTextContents()).map(Number);
+    expect(values.length).toBeGreaterThan(0);
+    expect(values.at(-1)).toBe(5);
+    expect([...values].sort((a, b) => a - b)).toEqual(values);
+    expect(await page.getByRole("img", { name: "Memories by type" }).locator("rect").count()).toBe(5);
     expect(await page.locator("#free-tier").textContent()).toContain(client.wallet.address.toLowerCase().slice(2, 8));
     await shot("stats");
     await page.goto(`${service.url}/explorer#/memory/${ids[4]}`);
