@@ -5,14 +5,14 @@ import { IngestSource } from "../domain/ingest/ingest";
 import { SortField, SortOrder } from "../domain/list-query";
 import { suggest, SuggestionReason } from "../domain/suggested";
 import { graphAround, graphOfNamespace } from "../domain/graph";
-import { toCsv, toMarkdown } from "../domain/export-format";
 import { invalid } from "../domain/errors";
 import type { PaidRoute } from "../billing/prices";
 import type { AppDeps } from "../http/deps";
-import { core, exported, memoryView } from "../http/present";
+import { core, memoryView } from "../http/present";
 import { filterOf, refinementOf } from "../http/memory-query";
 import { recallAnswer, RecallBody, searchAnswer, SearchBody } from "../http/operations/retrieval";
 import { ingestAnswer, IngestBody } from "../http/operations/ingest";
+import { exportAnswer, namespacesAnswer } from "../http/operations/export";
 
 /**
  * The MCP tools: one row per tool, each the counterpart of a REST endpoint (named in `rest`).
@@ -103,8 +103,6 @@ const ExportInput = t.Object({
   after: t.Optional(Timestamp),
   include_deleted: t.Optional(t.Boolean()),
 });
-
-const EXPORT_PAGE = 1000;
 
 export const TOOLS: Tool[] = [
   tool({
@@ -367,15 +365,7 @@ export const TOOLS: Tool[] = [
     rest: "GET /v1/namespaces",
     input: t.Object({}),
     readOnly: true,
-    async run({ deps, userId }) {
-      const namespaces = await deps.store.namespaces(userId, deps.clock());
-      const described = [];
-      for (const { namespace, count } of namespaces) {
-        const newest = await deps.memories.list(userId, { namespace }, { limit: 1, offset: 0 });
-        described.push({ namespace, name: namespace, count, last_memory_at: newest.memories[0]?.created_at ?? null });
-      }
-      return { namespaces: described, total: described.length };
-    },
+    run: ({ deps, userId }) => namespacesAnswer(deps, userId),
     text: (r) => r.namespaces.map((n: { namespace: string; count: number }) => `- ${n.namespace}: ${n.count}`).join("\n") || "(none)",
   }),
   tool({
@@ -424,19 +414,7 @@ export const TOOLS: Tool[] = [
         created_after: iso(query.after),
         include_deleted: query.include_deleted ?? false,
       };
-      const memories = [];
-      for (let offset = 0; ; offset += EXPORT_PAGE) {
-        const page = await deps.memories.list(userId, filter, { limit: EXPORT_PAGE, offset });
-        memories.push(...page.memories);
-        if (page.memories.length < EXPORT_PAGE) break;
-      }
-      const format = query.format ?? "json";
-      if (format === "jsonl") {
-        const rows = memories.map(exported);
-        return { format, memories: rows, count: memories.length, jsonl: rows.map((row) => JSON.stringify(row)).join("\n") };
-      }
-      const body = format === "csv" ? toCsv(memories) : format === "markdown" ? toMarkdown(memories) : memories.map(exported);
-      return { format, memories: body, count: memories.length };
+      return exportAnswer(deps, userId, filter, query.format);
     },
     text: (r) => (typeof r.memories === "string" ? r.memories : r.jsonl ?? JSON.stringify(r.memories, null, 2)),
   }),

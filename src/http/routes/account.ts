@@ -1,16 +1,15 @@
 import { Elysia, t } from "elysia";
 import { MemoryType, ScopeField, Timestamp } from "../../domain/memory";
 import { Stats } from "../../domain/stats";
-import { toCsv, toMarkdown } from "../../domain/export-format";
 import { verifyWalletSignature, authMessage, SIGNATURE_TOLERANCE_SECONDS } from "../../auth/wallet-signature";
 import { DomainError } from "../../domain/errors";
 import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
-import { exported, ExportedMemory } from "../present";
+import { ExportedMemory } from "../present";
+import { exportAnswer, namespacesAnswer } from "../operations/export";
 import { jsonBody, TagsQuery } from "../validation";
 import { tagCounts } from "../../domain/tag-counts";
 
-const EXPORT_PAGE = 1000;
 const isoOrUndefined = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
 
 /** Public free-tier info and session exchange. */
@@ -67,15 +66,7 @@ export const accountRoutes = (deps: AppDeps) =>
     .get("/v1/stats", ({ userId }) => deps.store.stats(userId, deps.clock()), { response: { 200: Stats }, detail: { summary: "Memory statistics" } })
     .get(
       "/v1/namespaces",
-      async ({ userId }) => {
-        const namespaces = await deps.store.namespaces(userId, deps.clock());
-        const described = [];
-        for (const { namespace, count } of namespaces) {
-          const newest = await deps.memories.list(userId, { namespace }, { limit: 1, offset: 0 });
-          described.push({ namespace, name: namespace, count, last_memory_at: newest.memories[0]?.created_at ?? null });
-        }
-        return { namespaces: described, total: described.length };
-      },
+      ({ userId }) => namespacesAnswer(deps, userId),
       {
         response: {
           200: t.Object({
@@ -111,19 +102,7 @@ export const accountRoutes = (deps: AppDeps) =>
           created_after: isoOrUndefined(query.after),
           include_deleted: query.include_deleted === "true",
         };
-        const memories = [];
-        for (let offset = 0; ; offset += EXPORT_PAGE) {
-          const page = await deps.memories.list(userId, filter, { limit: EXPORT_PAGE, offset });
-          memories.push(...page.memories);
-          if (page.memories.length < EXPORT_PAGE) break;
-        }
-        const format = query.format ?? "json";
-        if (format === "jsonl") {
-          const rows = memories.map(exported);
-          return { format, memories: rows, count: memories.length, jsonl: rows.map((row) => JSON.stringify(row)).join("\n") };
-        }
-        const body = format === "csv" ? toCsv(memories) : format === "markdown" ? toMarkdown(memories) : memories.map(exported);
-        return { format, memories: body, count: memories.length };
+        return exportAnswer(deps, userId, filter, query.format);
       },
       {
         query: t.Object({
