@@ -15,6 +15,8 @@ export interface StoreOutcome {
   stored: number;
   deduplicated: number;
   tokens_used: number;
+  /** the record behind each distinct id of `ids`, in order, as stored or merged */
+  memories: Memory[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -43,6 +45,8 @@ export class Memories {
     const ids: string[] = [];
     const fresh: Candidate[] = [];
     const merged = new Map<string, Memory>();
+    /** existing memories a candidate duplicates (kept as they are when not merging) */
+    const known = new Map<string, Memory>();
     for (const candidate of candidates) {
       const twin = fresh.find((f) => isDuplicate(f, candidate, this.dedupThreshold));
       if (twin) {
@@ -52,6 +56,7 @@ export class Memories {
       }
       const existing = merged.get(candidate.memory.id) ?? (await this.findDuplicate(userId, candidate, now));
       if (existing) {
+        known.set(existing.id, existing);
         if (mergeDuplicates) merged.set(existing.id, merge(merged.get(existing.id) ?? existing, candidate.memory, iso(now)));
         ids.push(existing.id);
         continue;
@@ -62,7 +67,9 @@ export class Memories {
     await this.store.insertMemories(fresh);
     for (const memory of merged.values()) await this.store.updateMemory(userId, { memory });
     const freshIds = fresh.map((f) => f.memory.id);
-    return { ids, fresh_ids: freshIds, stored: fresh.length, deduplicated: items.length - fresh.length, tokens_used: tokens.reduce((a, b) => a + b, 0) };
+    const records = new Map<string, Memory>([...known, ...merged, ...fresh.map((f): [string, Memory] => [f.memory.id, f.memory])]);
+    const memories = [...new Set(ids)].map((id) => records.get(id)!);
+    return { ids, fresh_ids: freshIds, stored: fresh.length, deduplicated: items.length - fresh.length, tokens_used: tokens.reduce((a, b) => a + b, 0), memories };
   }
 
   /** The item with `tags` folded into its metadata, checked. */

@@ -13,6 +13,7 @@ import { filterOf, refinementOf } from "../http/memory-query";
 import { recallAnswer, RecallBody, searchAnswer, SearchBody } from "../http/operations/retrieval";
 import { ingestAnswer, IngestBody } from "../http/operations/ingest";
 import { exportAnswer, namespacesAnswer } from "../http/operations/export";
+import { storeBatchAnswer, StoreBatchBody } from "../http/operations/store";
 
 /**
  * The MCP tools: one row per tool, each the counterpart of a REST endpoint (named in `rest`).
@@ -123,12 +124,9 @@ export const TOOLS: Tool[] = [
     title: "Store up to 100 memories",
     description: "Store 1 to 100 memories in one call (paid as one batch). `ids` has one id per item, in order; a duplicate item carries the id it merged into.",
     rest: "POST /v1/store/batch",
-    input: t.Object({ memories: t.Array(StoreFields, { minItems: 1, maxItems: LIMITS.batch }) }),
+    input: StoreBatchBody,
     paid: "POST /v1/store/batch",
-    async run({ deps, userId, charge }, args) {
-      const outcome = await charge("POST /v1/store/batch", () => deps.memories.storeMany(userId, args.memories));
-      return { ids: outcome.ids, stored: true, count: outcome.stored, deduplicated_count: outcome.deduplicated, tokens_used: outcome.tokens_used };
-    },
+    run: ({ deps, userId, charge }, args) => charge("POST /v1/store/batch", () => storeBatchAnswer(deps, userId, args)),
     text: (r) => `Stored ${r.count} memories (${r.deduplicated_count} merged into existing ones): ${r.ids.join(", ")}`,
   }),
   tool({

@@ -26,6 +26,32 @@ describeEngines("memoclaw clients", (engine) => {
   });
   afterAll(() => service.stop());
 
+  describe("store", () => {
+    test("a batch store answers the stored memories too (memoclaw-mcp's bulk_store and import read `memories`)", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs();
+      const first = await storeOne(client, { content: "The staging cluster runs in eu-west-1.", namespace });
+      const res = await client.post("/v1/store/batch", {
+        memories: [
+          { content: "Release notes are written in the PR description.", namespace, tags: ["process"] },
+          { content: "The staging cluster runs in eu-west-1.", namespace },
+          { content: "Release notes are written in the PR description.", namespace },
+        ],
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.count).toBe(1);
+      expect(res.body.deduplicated_count).toBe(2);
+      const [fresh, known, again] = res.body.ids as string[];
+      expect(known).toBe(first);
+      expect(again).toBe(fresh);
+      const memories = res.body.memories as { id: string; content: string; tags: string[]; namespace: string; embedding_model: string }[];
+      expect(memories.map((m) => m.id)).toEqual([fresh!, first]);
+      expect(memories[0]).toMatchObject({ content: "Release notes are written in the PR description.", tags: ["process"], namespace });
+      expect(memories[1]!.content).toBe("The staging cluster runs in eu-west-1.");
+      expect(memories[0]!.embedding_model).toBe("glove-sif-100d");
+    });
+  });
+
   describe("auth", () => {
     test("the signature is accepted with or without 0x (eth-account gives bare hex)", async () => {
       const wallet = new TestWallet();

@@ -7,6 +7,7 @@ import type { AppDeps } from "../deps";
 import { memoryView, ListedMemory } from "../present";
 import { filterOf, MemoryQuery, refinementOf } from "../memory-query";
 import { HistoryEntry } from "../../domain/history";
+import { storeBatchAnswer, StoreBatchBody, StoreBatchReply } from "../operations/store";
 
 const BatchUpdate = t.Composite([t.Object({ id: Uuid }), PatchFields], { minProperties: 2 });
 // Items are validated one by one in the handler, so one bad item is reported, not fatal. They are
@@ -87,17 +88,13 @@ export const memoryRoutes = (deps: AppDeps) => {
     .post(
       "/v1/store/batch",
       async ({ body, wallet, userId, setHeader, request, set }) => {
-        const outcome = await deps.paywall.charge(wallet, "POST /v1/store/batch", request, setHeader, () =>
-          deps.memories.storeMany(userId, body.memories),
-        );
+        const answer = await deps.paywall.charge(wallet, "POST /v1/store/batch", request, setHeader, () => storeBatchAnswer(deps, userId, body));
         set.status = 201;
-        return { ids: outcome.ids, stored: true, count: outcome.stored, deduplicated_count: outcome.deduplicated, tokens_used: outcome.tokens_used };
+        return answer;
       },
       {
-        ...jsonBody(t.Object({ memories: t.Array(StoreFields, { minItems: 1, maxItems: LIMITS.batch }) })),
-        response: {
-          201: t.Object({ ids: t.Array(Uuid), stored: t.Literal(true), count: t.Integer(), deduplicated_count: t.Integer(), tokens_used: t.Integer() }),
-        },
+        ...jsonBody(StoreBatchBody),
+        response: { 201: StoreBatchReply },
         detail: { summary: "Store up to 100 memories (paid)", description: "All-or-nothing validation. `ids` has one id per item, in order; a duplicate item carries the id it merged into." },
       },
     )
