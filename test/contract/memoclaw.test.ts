@@ -29,7 +29,7 @@ describeEngines("memoclaw clients", (engine) => {
   describe("store", () => {
     test("a batch store answers the stored memories too (memoclaw-mcp's bulk_store and import read `memories`)", async () => {
       const client = new Client(service);
-      const namespace = uniqueNs();
+      const namespace = uniqueNs("batch-memories");
       const first = await storeOne(client, { content: "The staging cluster runs in eu-west-1.", namespace });
       const res = await client.post("/v1/store/batch", {
         memories: [
