@@ -3,7 +3,7 @@ import { Type, type TObject } from "@sinclair/typebox";
 import { DEFAULT_NAMESPACE, LIMITS, Metadata, MemoryType, RelationType, ScopeField, StoreFields, PatchFields, Tags, Timestamp, Uuid, type Memory } from "../domain/memory";
 import { IngestSource } from "../domain/ingest/ingest";
 import { SortField, SortOrder } from "../domain/list-query";
-import { suggest, SuggestionReason } from "../domain/suggested";
+import { SuggestionReason } from "../domain/suggested";
 import { graphAround, graphOfNamespace } from "../domain/graph";
 import { invalid } from "../domain/errors";
 import type { PaidRoute } from "../billing/prices";
@@ -14,6 +14,7 @@ import { recallAnswer, RecallBody, searchAnswer, SearchBody } from "../http/oper
 import { ingestAnswer, IngestBody } from "../http/operations/ingest";
 import { exportAnswer, namespacesAnswer } from "../http/operations/export";
 import { storeBatchAnswer, StoreBatchBody } from "../http/operations/store";
+import { suggestedAnswer } from "../http/operations/suggested";
 
 /**
  * The MCP tools: one row per tool, each the counterpart of a REST endpoint (named in `rest`).
@@ -379,18 +380,8 @@ export const TOOLS: Tool[] = [
       limit: Limit(10),
     }),
     readOnly: true,
-    async run({ deps, userId }, query) {
-      const listed = memoryView(deps.embedder.modelId);
-      const filter = { namespace: query.namespace, session_id: query.session_id, agent_id: query.agent_id };
-      const found = await suggest(deps.store, deps.clock, userId, filter, query.limit ?? 10, query.category);
-      const relationCounts = await deps.store.relationCounts(userId, found.suggestions.map((s) => s.memory.id), deps.clock());
-      return {
-        suggestions: found.suggestions.map(({ memory, reason }) => ({ reason, memory: listed(memory) })),
-        suggested: found.suggestions.map(({ memory, reason, review_score }) => ({ ...listed(memory), relation_count: relationCounts.get(memory.id) ?? 0, category: reason, review_score })),
-        categories: found.counts,
-        total: found.total,
-      };
-    },
+    run: ({ deps, userId }, query) =>
+      suggestedAnswer(deps, userId, { namespace: query.namespace, session_id: query.session_id, agent_id: query.agent_id }, query.limit ?? 10, query.category),
     text: (r) =>
       r.suggestions.length ? r.suggestions.map((s: { reason: string; memory: Line }) => `${s.reason}: ${line(s.memory).slice(2)}`).join("\n") : "(nothing flagged)",
   }),

@@ -377,7 +377,8 @@ describeEngines("memoclaw clients", (engine) => {
       expect(res.body.suggested[0]).toMatchObject({ id: fresh, category: "fresh", relation_count: 0, review_score: 0.6, embedding_model: expect.any(String) });
       expect(res.body.categories).toEqual({ decaying: 0, hot: 0, fresh: 1, stale: 0 });
       expect(res.body.total).toBe(1);
-      expect(res.body.suggestions[0]).toMatchObject({ reason: "fresh", memory: { id: fresh } });
+      // memoclaw-mcp formats each `suggestions` item as a memory: its fields are at the top level too
+      expect(res.body.suggestions[0]).toMatchObject({ reason: "fresh", memory: { id: fresh }, id: fresh, content: "New hire starts on Monday.", importance: 0.6 });
       expect((await client.get(`/v1/suggested?namespace=${namespace}&category=stale`)).body).toMatchObject({ suggested: [], total: 0 });
       expect422(await client.get("/v1/suggested?category=old"), "query/category");
     });

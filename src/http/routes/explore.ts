@@ -2,12 +2,13 @@ import { Elysia, t } from "elysia";
 import { LIMITS, ScopeField, Uuid } from "../../domain/memory";
 import { QueryInt } from "../validation";
 import { Relation } from "../../domain/relation";
-import { suggest, SuggestionReason } from "../../domain/suggested";
+import { SuggestionReason } from "../../domain/suggested";
 import { graphAround, graphOfNamespace } from "../../domain/graph";
 import { invalid } from "../../domain/errors";
 import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
 import { memoryView, ListedMemory } from "../present";
+import { suggestedAnswer, SuggestedReply } from "../operations/suggested";
 
 /** Views for a person or agent curating memory: what deserves attention, and how memories connect. */
 export const exploreRoutes = (deps: AppDeps) => {
@@ -16,22 +17,8 @@ export const exploreRoutes = (deps: AppDeps) => {
     .use(authPlugin(deps))
     .get(
       "/v1/suggested",
-      async ({ query, userId }) => {
-        const filter = { namespace: query.namespace, session_id: query.session_id, agent_id: query.agent_id };
-        const found = await suggest(deps.store, deps.clock, userId, filter, query.limit ?? 10, query.category);
-        const relationCounts = await deps.store.relationCounts(userId, found.suggestions.map((s) => s.memory.id), deps.clock());
-        return {
-          suggestions: found.suggestions.map(({ memory, reason }) => ({ reason, memory: listed(memory) })),
-          suggested: found.suggestions.map(({ memory, reason, review_score }) => ({
-            ...listed(memory),
-            relation_count: relationCounts.get(memory.id) ?? 0,
-            category: reason,
-            review_score,
-          })),
-          categories: found.counts,
-          total: found.total,
-        };
-      },
+      ({ query, userId }) =>
+        suggestedAnswer(deps, userId, { namespace: query.namespace, session_id: query.session_id, agent_id: query.agent_id }, query.limit ?? 10, query.category),
       {
         query: t.Object({
           namespace: t.Optional(ScopeField),
@@ -40,17 +27,7 @@ export const exploreRoutes = (deps: AppDeps) => {
           category: t.Optional(SuggestionReason),
           limit: t.Optional(QueryInt("limit", 1, LIMITS.pageSize)),
         }),
-        response: {
-          200: t.Object({
-            suggestions: t.Array(t.Object({ reason: SuggestionReason, memory: ListedMemory })),
-            suggested: t.Array(
-              t.Composite([ListedMemory, t.Object({ relation_count: t.Integer(), category: SuggestionReason, review_score: t.Number({ description: "0..1, higher asks for review sooner" }) })]),
-              { description: "the same memories flat, with category (= reason) (MemoClaw's shape)" },
-            ),
-            categories: t.Object({ decaying: t.Integer(), hot: t.Integer(), fresh: t.Integer(), stale: t.Integer() }, { description: "memories flagged per reason" }),
-            total: t.Integer({ description: "memories flagged (in `category` when given)" }),
-          }),
-        },
+        response: { 200: SuggestedReply },
         detail: {
           summary: "Memories worth a look",
           description: "Up to `limit` (default 10) memories flagged decaying, hot, fresh or stale, in that order (only `category` when given). Looks at the 5,000 most recent memories.",
