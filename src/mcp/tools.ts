@@ -4,8 +4,6 @@ import { DEFAULT_NAMESPACE, LIMITS, Metadata, MemoryType, RelationType, ScopeFie
 import { IngestSource } from "../domain/ingest/ingest";
 import { SortField, SortOrder } from "../domain/list-query";
 import { SuggestionReason } from "../domain/suggested";
-import { graphAround, graphOfNamespace } from "../domain/graph";
-import { invalid } from "../domain/errors";
 import type { PaidRoute } from "../billing/prices";
 import type { AppDeps } from "../http/deps";
 import { core, memoryView } from "../http/present";
@@ -15,6 +13,7 @@ import { ingestAnswer, IngestBody } from "../http/operations/ingest";
 import { exportAnswer, namespacesAnswer } from "../http/operations/export";
 import { storeBatchAnswer, StoreBatchBody } from "../http/operations/store";
 import { suggestedAnswer } from "../http/operations/suggested";
+import { graphAnswer } from "../http/operations/graph";
 
 /**
  * The MCP tools: one row per tool, each the counterpart of a REST endpoint (named in `rest`).
@@ -277,16 +276,7 @@ export const TOOLS: Tool[] = [
       max_nodes: t.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
     }),
     readOnly: true,
-    async run({ deps, userId }, query) {
-      const listed = memoryView(deps.embedder.modelId);
-      const depth = query.depth ?? 2;
-      const maxNodes = query.max_nodes ?? 100;
-      if (!query.memory_id && !query.namespace) throw invalid("arguments: give memory_id or namespace", { field: "arguments", rule: "required", one_of: ["memory_id", "namespace"] });
-      const graph = query.memory_id
-        ? await graphAround(deps.store, deps.clock, userId, query.memory_id, depth, maxNodes)
-        : await graphOfNamespace(deps.store, deps.clock, userId, query.namespace!, depth, maxNodes);
-      return { nodes: graph.nodes.map(({ memory, depth }) => ({ ...listed(memory), depth })), edges: graph.edges, truncated: graph.truncated };
-    },
+    run: ({ deps, userId }, query) => graphAnswer(deps, userId, query, "arguments"),
   }),
   tool({
     name: "history",

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { contentHash, queryTerms, termCoverage, estimateTokens } from "../../src/domain/text";
+import { contentHash, queryTerms, estimateTokens } from "../../src/domain/text";
 import { isDuplicate, merge } from "../../src/domain/dedup";
 import { fitBudget, renderText, type ContextItem } from "../../src/domain/context";
 import { newMemory, type Memory } from "../../src/domain/memory";
@@ -19,11 +19,6 @@ describe("text", () => {
     expect(queryTerms("the")).toEqual(["the"]);
     expect(queryTerms("the user's editor, version 3")).toEqual(["user", "editor", "version", "3"]);
     expect(queryTerms("*** ()")).toEqual([]);
-  });
-
-  test("term coverage counts query words present in the text", () => {
-    expect(termCoverage(["dark", "mode", "editor"], "User likes dark mode")).toBeCloseTo(2 / 3, 10);
-    expect(termCoverage([], "anything")).toBe(0);
   });
 
   test("token estimate is ceil(chars/4)", () => {

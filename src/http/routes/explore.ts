@@ -3,17 +3,15 @@ import { LIMITS, ScopeField, Uuid } from "../../domain/memory";
 import { QueryInt } from "../validation";
 import { Relation } from "../../domain/relation";
 import { SuggestionReason } from "../../domain/suggested";
-import { graphAround, graphOfNamespace } from "../../domain/graph";
-import { invalid } from "../../domain/errors";
 import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
-import { memoryView, ListedMemory } from "../present";
+import { ListedMemory } from "../present";
 import { suggestedAnswer, SuggestedReply } from "../operations/suggested";
+import { graphAnswer } from "../operations/graph";
 
 /** Views for a person or agent curating memory: what deserves attention, and how memories connect. */
-export const exploreRoutes = (deps: AppDeps) => {
-  const listed = memoryView(deps.embedder.modelId);
-  return new Elysia({ detail: { tags: ["explore"] } })
+export const exploreRoutes = (deps: AppDeps) =>
+  new Elysia({ detail: { tags: ["explore"] } })
     .use(authPlugin(deps))
     .get(
       "/v1/suggested",
@@ -36,15 +34,7 @@ export const exploreRoutes = (deps: AppDeps) => {
     )
     .get(
       "/v1/graph",
-      async ({ query, userId }) => {
-        const depth = query.depth ?? 2;
-        const maxNodes = query.max_nodes ?? 100;
-        if (!query.memory_id && !query.namespace) throw invalid("query: give memory_id or namespace", { field: "query", rule: "required", one_of: ["memory_id", "namespace"] });
-        const graph = query.memory_id
-          ? await graphAround(deps.store, deps.clock, userId, query.memory_id, depth, maxNodes)
-          : await graphOfNamespace(deps.store, deps.clock, userId, query.namespace!, depth, maxNodes);
-        return { nodes: graph.nodes.map(({ memory, depth }) => ({ ...listed(memory), depth })), edges: graph.edges, truncated: graph.truncated };
-      },
+      ({ query, userId }) => graphAnswer(deps, userId, query, "query"),
       {
         query: t.Object({
           memory_id: t.Optional(Uuid),
@@ -65,4 +55,3 @@ export const exploreRoutes = (deps: AppDeps) => {
         },
       },
     );
-};

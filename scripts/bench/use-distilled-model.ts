@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { encodeGatherModel } from "./onnx-proto.ts";
-import { commonComponent, removeComponent, sifWeight } from "./sif.ts";
+import { encodeGatherModel } from "../../src/embed/onnx-proto.ts";
+import { commonComponent, removeComponent, sifWeight } from "../../src/embed/sif.ts";
 
 /**
  * EXPERIMENT (not wired into the service): a static "model2vec-style" distillation of the
