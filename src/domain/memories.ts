@@ -1,5 +1,5 @@
 import type { MemoryFilter, MemoryStore, Page } from "./store-port";
-import type { HistoryEntry } from "./history";
+import { historyEntry, type HistoryEntry } from "./history";
 import { checkExpiry, checkMetadata, foldTags, newMemory, PatchFields, StoreFields, type Memory } from "./memory";
 import { isRefined, refinedList, type Refinement } from "./list-query";
 import { immutableConflict, invalid, notFound } from "./errors";
@@ -126,7 +126,7 @@ export class Memories {
     const changes = changedFields(current, normalizePatch(patch));
     if (Object.keys(changes).length === 0) return current;
     const memory: Memory = { ...current, ...changes, updated_at: iso(now) };
-    const history: HistoryEntry | undefined = recordHistory ? { id: crypto.randomUUID(), memory_id: id, changes, created_at: iso(now) } : undefined;
+    const history = recordHistory ? historyEntry(current, memory, changes, iso(now)) : undefined;
     const reembed = changes.content !== undefined ? await this.embedder.embed([memory.content]) : null;
     await this.store.updateMemory(userId, {
       memory,

@@ -127,6 +127,56 @@ describeEngines("memoclaw clients", (engine) => {
     });
   });
 
+  describe("history", () => {
+    test("history entries keep the spec's changes and add before/after snapshots, changed_fields, changed_at and the version flat (memoclaw-mcp's history)", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs("history");
+      const id = await storeOne(client, { content: "The deploy key rotates every Friday.", importance: 0.4, tags: ["ops"], namespace, metadata: { team: "infra" } });
+      const stored = (await client.get(`/v1/memories/${id}`)).body;
+      service.advance(1000);
+      const first = await client.patch(`/v1/memories/${id}`, { content: "The deploy key rotates every Monday.", tags: ["ops", "security"] });
+      service.advance(1000);
+      const second = await client.patch(`/v1/memories/${id}`, { importance: 0.9, pinned: true });
+      const res = await client.get(`/v1/memories/${id}/history`);
+      expect(res.status).toBe(200);
+      const [latest, earlier] = res.body.history;
+      expect(res.body.history).toHaveLength(2);
+
+      // the spec's fields, unchanged: changes holds the new values, newest first
+      expect(earlier).toMatchObject({ memory_id: id, changes: { content: "The deploy key rotates every Monday.", metadata: { team: "infra", tags: ["ops", "security"] } }, created_at: first.body.updated_at });
+      expect(latest).toMatchObject({ memory_id: id, changes: { importance: 0.9, pinned: true }, created_at: second.body.updated_at });
+
+      const snapshot = (m: Record<string, unknown>) => ({
+        content: m.content, metadata: m.metadata, tags: m.tags, importance: m.importance, memory_type: m.memory_type, namespace: m.namespace,
+        session_id: m.session_id, agent_id: m.agent_id, pinned: m.pinned, immutable: m.immutable, expires_at: m.expires_at, updated_at: m.updated_at,
+      });
+      expect(earlier.before).toEqual(snapshot(stored));
+      expect(earlier.after).toEqual(snapshot(first.body));
+      expect(latest.before).toEqual(snapshot(first.body));
+      expect(latest.after).toEqual(snapshot(second.body));
+      expect(earlier.before).toMatchObject({ content: "The deploy key rotates every Friday.", tags: ["ops"] });
+      expect(earlier.after).toMatchObject({ content: "The deploy key rotates every Monday.", tags: ["ops", "security"] });
+      expect(latest.before).toMatchObject({ importance: 0.4, pinned: false });
+      expect(latest.after).toMatchObject({ importance: 0.9, pinned: true });
+
+      // memoclaw-mcp's history tool reads each entry as a version: content, importance, tags, memory_type, namespace, pinned, changed_at, changed_fields
+      expect(sorted(earlier.changed_fields)).toEqual(["content", "metadata"]);
+      expect(sorted(latest.changed_fields)).toEqual(["importance", "pinned"]);
+      for (const entry of [earlier, latest]) {
+        expect(entry.changed_at).toBe(entry.created_at);
+        const { content, importance, memory_type, namespace: ns, tags, pinned, immutable } = entry.after;
+        expect(entry).toMatchObject({ content, importance, memory_type, namespace: ns, tags, pinned, immutable });
+      }
+      expect(latest).toMatchObject({ content: "The deploy key rotates every Monday.", importance: 0.9, tags: ["ops", "security"], pinned: true, namespace });
+
+      // another wallet reads none of it
+      const other = new Client(service);
+      const foreign = await other.get(`/v1/memories/${id}/history`);
+      expect(foreign.status).toBe(404);
+      expect(JSON.stringify(foreign.body)).not.toContain("deploy key");
+    });
+  });
+
   describe("list and count filters", () => {
     let client: Client;
     let namespace: string;

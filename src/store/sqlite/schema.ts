@@ -69,6 +69,9 @@ const MIGRATIONS: (string | ((db: Database) => void))[] = [
   create index relations_by_target on relations (user_id, target_id);
   `,
   reindexFullText,
+  `
+  alter table history add column snapshots text;
+  `,
 ];
 
 /**

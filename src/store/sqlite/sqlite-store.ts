@@ -221,9 +221,11 @@ export class SqliteStore implements MemoryStore {
       if (m.deleted_at === null) this.indexActive(row.rowid, m, embedding);
       else this.unindex(row.rowid);
       if (history) {
+        // the spec's four fields in their columns, the additive ones (before/after snapshots…) as one JSON object
+        const { id, memory_id, changes, created_at, ...snapshots } = history;
         this.db
-          .query("insert into history (id, user_id, memory_id, changes, created_at) values (?, ?, ?, ?, ?)")
-          .run(history.id, userId, history.memory_id, JSON.stringify(history.changes), history.created_at);
+          .query("insert into history (id, user_id, memory_id, changes, created_at, snapshots) values (?, ?, ?, ?, ?, ?)")
+          .run(id, userId, memory_id, JSON.stringify(changes), created_at, JSON.stringify(snapshots));
       }
     })();
   }
@@ -390,9 +392,9 @@ export class SqliteStore implements MemoryStore {
 
   async history(userId: string, memoryId: string): Promise<HistoryEntry[]> {
     const rows = this.db
-      .query("select id, memory_id, changes, created_at from history where user_id = ? and memory_id = ? order by rowid desc")
-      .all(userId, memoryId) as { id: string; memory_id: string; changes: string; created_at: string }[];
-    return rows.map((r) => ({ ...r, changes: JSON.parse(r.changes) }));
+      .query("select id, memory_id, changes, created_at, snapshots from history where user_id = ? and memory_id = ? order by rowid desc")
+      .all(userId, memoryId) as { id: string; memory_id: string; changes: string; created_at: string; snapshots: string | null }[];
+    return rows.map(({ snapshots, ...r }) => ({ ...(snapshots && JSON.parse(snapshots)), ...r, changes: JSON.parse(r.changes) }));
   }
 
   async createRelation(userId: string, r: Relation): Promise<void> {
