@@ -2,6 +2,7 @@ import { t } from "elysia";
 import type { MemoryFilter, MemoryStore } from "./store-port";
 import type { Memories } from "./memories";
 import type { Memory } from "./memory";
+import type { Relation } from "./relation";
 import type { Clock } from "./ports";
 import { isDuplicate, merge, type Candidate } from "./dedup";
 import { contentHash, cosine } from "./text";
@@ -23,7 +24,8 @@ export const ConsolidatedCluster = t.Object({
  * whatever `min_similarity` a client sends. The kept memory is the pinned or immutable one first,
  * then the most important, then the oldest; the others fold into it as a duplicate store would
  * (dedup.ts merge: higher importance, union of tags…) and are soft-deleted. An immutable memory
- * is never folded into another, and one that is kept is not changed.
+ * is never folded into another, and one that is kept is not changed. The relations of the folded
+ * memories move to the kept one (see moveRelations).
  */
 export async function consolidate(
   store: MemoryStore,
@@ -50,6 +52,7 @@ export async function consolidate(
     for (const { head, members } of merging) {
       const merged = members.reduce((kept, m) => merge(kept, m.memory, now), head.memory);
       if (merged !== head.memory) await store.updateMemory(userId, { memory: merged });
+      await moveRelations(store, userId, head.memory.id, members.map((m) => m.memory.id), clock());
       await memories.deleteMany(userId, members.map((m) => m.memory.id));
     }
   }
@@ -59,6 +62,30 @@ export async function consolidate(
     merged_into: head.memory.id,
   }));
   return { clusters: details, merged: details.reduce((n, d) => n + d.memory_ids.length - 1, 0), examined: candidates.length };
+}
+
+/**
+ * Gives the kept memory the relations of the memories folded into it: each relation of a folded
+ * memory whose other end is active is recreated with the folded end replaced by `keptId` (same type,
+ * metadata and created_at, a new id), unless that makes it a self-loop (a link inside the cluster)
+ * or the kept memory already has a relation with the same source, target and type. The originals
+ * stay with the folded memories, which are soft-deleted next, so they are no longer listed, like the
+ * relations of any deleted memory (inside a paid call the store cannot delete a relation). Clusters
+ * are handled one after another, so a relation between two clusters ends up between their kept memories.
+ */
+async function moveRelations(store: MemoryStore, userId: string, keptId: string, foldedIds: string[], now: number): Promise<void> {
+  const folded = new Set(foldedIds);
+  const moved = (id: string) => (folded.has(id) ? keptId : id);
+  const key = (r: Pick<Relation, "source_id" | "target_id" | "relation_type">) => `${r.source_id} ${r.target_id} ${r.relation_type}`;
+  const present = new Set((await store.relationsOf(userId, keptId, now)).map(key));
+  for (const id of foldedIds) {
+    for (const relation of await store.relationsOf(userId, id, now)) {
+      const copy: Relation = { ...relation, id: crypto.randomUUID(), source_id: moved(relation.source_id), target_id: moved(relation.target_id) };
+      if (copy.source_id === copy.target_id || present.has(key(copy))) continue;
+      present.add(key(copy));
+      await store.createRelation(userId, copy);
+    }
+  }
 }
 
 const round = (x: number) => Math.round(Math.min(1, x) * 1000) / 1000;

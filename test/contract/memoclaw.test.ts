@@ -402,6 +402,68 @@ describeEngines("memoclaw clients", (engine) => {
       expect((await client.post("/v1/memories/consolidate", { namespace })).body).toMatchObject({ clusters: 0, merged: 0 });
       expect422(await client.post("/v1/memories/consolidate", { min_similarity: 2 }), "body/min_similarity", "maximum");
     });
+
+    test("POST /v1/memories/consolidate moves the folded memories' relations to the kept one (deduped, no self-loops); dry_run moves none; wallets stay apart", async () => {
+      const client = new Client(service);
+      const other = new Client(service);
+      const namespace = uniqueNs("consolidate-relations");
+      const [keep, dup, x, y, keep2, dup2] = (await storeMany(client, [
+        { content: "The team deploys to production every Tuesday.", importance: 0.8, namespace },
+        { content: "Lunch orders close at eleven.", importance: 0.4, namespace },
+        { content: "The analytics cluster runs Postgres 15.", namespace },
+        { content: "Release notes are written in the PR description.", namespace },
+        { content: "Dana leads the platform team.", importance: 0.9, namespace },
+        { content: "The office plants are watered on Fridays.", importance: 0.3, namespace },
+      ])) as [string, string, string, string, string, string];
+      // PATCH does not dedup: two clusters, {keep, dup} and {keep2, dup2}
+      await client.patch(`/v1/memories/${dup}`, { content: "The team deploys to production every Tuesday!" });
+      await client.patch(`/v1/memories/${dup2}`, { content: "Dana leads the platform team!" });
+      const relate = async (from: string, to: string, relation_type: string, metadata?: object) =>
+        expect((await client.post(`/v1/memories/${from}/relations`, { target_id: to, relation_type, ...(metadata && { metadata }) })).status).toBe(201);
+      await relate(dup, x, "related_to", { why: "same deploy" }); // moves: keep → x
+      await relate(y, dup, "supports"); // moves: y → keep
+      await relate(keep, y, "derived_from");
+      await relate(dup, y, "derived_from"); // the same as keep → y: dropped
+      await relate(dup, y, "contradicts"); // another type: moves
+      await relate(dup, keep, "supersedes"); // inside the cluster: a self-loop, dropped
+      await relate(dup, dup2, "related_to"); // between clusters: keep → keep2
+      // another wallet: the same namespace name, its own duplicates and relations
+      const [theirKeep, theirDup, theirX] = await storeMany(other, [
+        { content: "The team deploys to production every Tuesday.", importance: 0.8, namespace },
+        { content: "Lunch orders close at eleven.", namespace },
+        { content: "The analytics cluster runs Postgres 15.", namespace },
+      ]);
+      await other.patch(`/v1/memories/${theirDup}`, { content: "The team deploys to production every Tuesday!" });
+      expect((await other.post(`/v1/memories/${theirDup}/relations`, { target_id: theirX, relation_type: "supports" })).status).toBe(201);
+
+      type Listed = { source_id: string; target_id: string; relation_type: string; metadata: object; memory: { id: string } };
+      const links = async (c: Client, id: string) =>
+        ((await c.get(`/v1/memories/${id}/relations`)).body.relations as Listed[]).map((r) => `${r.source_id} ${r.relation_type} ${r.target_id}`).sort();
+      const before = { keep: await links(client, keep), dup: await links(client, dup), x: await links(client, x) };
+
+      const dry = await client.post("/v1/memories/consolidate", { namespace, dry_run: true, min_similarity: 0.5 });
+      expect(dry.body).toMatchObject({ clusters: 2, merged: 2, dry_run: true });
+      expect({ keep: await links(client, keep), dup: await links(client, dup), x: await links(client, x) }).toEqual(before);
+      expect(await links(client, keep)).toEqual([`${dup} supersedes ${keep}`, `${keep} derived_from ${y}`].sort());
+
+      const res = await client.post("/v1/memories/consolidate", { namespace, min_similarity: 0.5 });
+      expect(res.body).toMatchObject({ clusters: 2, merged: 2, dry_run: false });
+      expect(sorted(ids(await client.get(`/v1/memories?namespace=${namespace}`)))).toEqual(sorted([keep, x, y, keep2]));
+      expect(await links(client, keep)).toEqual(
+        [`${keep} related_to ${x}`, `${y} supports ${keep}`, `${keep} derived_from ${y}`, `${keep} contradicts ${y}`, `${keep} related_to ${keep2}`].sort(),
+      );
+      const toX = ((await client.get(`/v1/memories/${x}/relations`)).body.relations as Listed[])[0]!;
+      expect(toX).toMatchObject({ source_id: keep, target_id: x, relation_type: "related_to", metadata: { why: "same deploy" }, memory: { id: keep } });
+      expect(await links(client, keep2)).toEqual([`${keep} related_to ${keep2}`]);
+      expect(await links(client, y)).toEqual([`${y} supports ${keep}`, `${keep} derived_from ${y}`, `${keep} contradicts ${y}`].sort());
+
+      // the other wallet's memories and relations were not read or touched; its own consolidate moves only its own
+      expect(await links(other, theirDup)).toEqual([`${theirDup} supports ${theirX}`]);
+      expect(await links(other, theirKeep)).toEqual([]);
+      expect((await other.post("/v1/memories/consolidate", { namespace, min_similarity: 0.5 })).body).toMatchObject({ clusters: 1, merged: 1 });
+      expect(await links(other, theirKeep)).toEqual([`${theirKeep} supports ${theirX}`]);
+      expect(await links(client, keep)).toHaveLength(5);
+    });
   });
 
   describe("response shapes", () => {
