@@ -873,6 +873,10 @@ try:
         print("(402, 429 and 401 are checked only when this script starts engram itself)\n")
 finally:
     for proc, data in started:
+        if proc.poll() is not None:  # it died during the run: say how, before its folder goes
+            tail = Path(data, "engram.log").read_text(errors="replace").splitlines()[-15:]
+            print(f"engram ({' '.join(map(str, proc.args))} in {args.engram_dir}) exited during the run with code "
+                  f"{proc.returncode} (negative: killed by that signal); its log ends:\n  " + "\n  ".join(tail) + "\n")
         proc.terminate()
         try:
             proc.wait(10)
