@@ -38,6 +38,8 @@ const EnvSchema = t.Object({
   X402_PRICE_CONSOLIDATE: t.Optional(UsdcPrice),
   /** Requests per minute per wallet on /v1 (429 RATE_LIMITED with Retry-After beyond it); 0 = no limit. */
   RATE_LIMIT_PER_MINUTE: t.Integer({ minimum: 0, default: 0 }),
+  /** Service processes sharing the port (src/cluster.ts); 1 = this process serves. */
+  WORKERS: t.Integer({ minimum: 1, maximum: 64, default: 1 }),
   LLM_BASE_URL: t.Optional(t.String({ pattern: "^https?://" })),
   LLM_API_KEY: t.Optional(t.String()),
   LLM_MODEL: t.Optional(t.String({ minLength: 1 })),
@@ -48,7 +50,7 @@ export type Config = Env & { JWT_SECRET: string };
 
 export class ConfigError extends Error {}
 
-const NUMERIC = new Set(["PORT", "FREE_TIER_CALLS", "DEDUP_SIMILARITY", "RATE_LIMIT_PER_MINUTE"]);
+const NUMERIC = new Set(["PORT", "FREE_TIER_CALLS", "DEDUP_SIMILARITY", "RATE_LIMIT_PER_MINUTE", "WORKERS"]);
 
 /** Reads the variables this service knows from `source`, converting numbers; empty strings count as unset. */
 function pickKnown(source: Record<string, string | undefined>): Record<string, unknown> {

@@ -3,6 +3,7 @@ import { openStore } from "./store/open-store";
 import { startEmbedder } from "./embed/embedder";
 import { buildDeps } from "./http/deps";
 import { createApp } from "./http/app";
+import { runCluster, WORKER_ENV } from "./cluster";
 
 /** Opens the store, starts the embedding worker, binds them, then listens: /health is 200 as soon as it answers. */
 export async function startServer(config: Config) {
@@ -30,9 +31,14 @@ export async function startServer(config: Config) {
 /** Process entry: configuration from the environment, clean shutdown on SIGINT/SIGTERM. */
 export async function main(): Promise<void> {
   try {
-    const server = await startServer(loadConfig());
+    const config = loadConfig();
+    if (config.WORKERS > 1 && !process.env[WORKER_ENV]) return await runCluster(config);
+    const server = await startServer(config);
+    let stopping = false; // Ctrl-C reaches a cluster's workers twice: from the terminal and from the supervisor
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.on(signal, async () => {
+        if (stopping) return;
+        stopping = true;
         await server.stop();
         process.exit(0);
       });

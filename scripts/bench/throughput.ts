@@ -5,6 +5,7 @@
  *
  *   bun scripts/bench/throughput.ts [--size 10000] [--seconds 10] [--connections 64]
  *                                   [--auth wallet|bearer] [--processes 1] [--data-dir DIR] [--only status,list]
+ *                                   [--cpu-prof DIR]
  *
  * Needs wrk (apt-get install -y wrk). The data dir is filled once (synthetic memories, real
  * embeddings, store.insertMemories; scripts/bench/synthetic.ts) and kept when --data-dir is given,
@@ -19,7 +20,7 @@
  * honestly: wrk's own thread runs on the same 2 cores as the service.
  */
 import { parseArgs } from "node:util";
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
@@ -44,6 +45,8 @@ const { values: args } = parseArgs({
     "data-dir": { type: "string" },
     only: { type: "string" },
     port: { type: "string", default: "18787" },
+    /** write the service's CPU profile (bun --cpu-prof, one file per process) into this folder */
+    "cpu-prof": { type: "string" },
   },
 });
 
@@ -59,6 +62,7 @@ const dataDir = args["data-dir"] ? resolve(args["data-dir"]) : mkdtempSync(join(
 const account = privateKeyToAccount(`0x${createHash("sha256").update("engram-throughput-main").digest("hex")}` as Hex);
 
 // ---- fill (once per data dir) ----
+mkdirSync(dataDir, { recursive: true });
 const marker = join(dataDir, `.filled-${size}`);
 if (!existsSync(marker)) {
   await ensureGloveModel({ cacheDir });
@@ -91,7 +95,8 @@ if (!existsSync(marker)) {
 
 // ---- service ----
 const env = { ...process.env, DATA_DIR: dataDir, MODEL_CACHE_DIR: cacheDir, PORT: String(port), HOST: "127.0.0.1", FREE_TIER_CALLS: "1000000000", WORKERS: args.processes! };
-const server = Bun.spawn(["bun", join(root, "scripts/start.ts")], { env, stdout: "pipe", stderr: "inherit" });
+const profile = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${resolve(args["cpu-prof"])}`] : [];
+const server = Bun.spawn(["bun", ...profile, join(root, "scripts/start.ts")], { env, stdout: "pipe", stderr: "inherit" });
 const base = `http://127.0.0.1:${port}`;
 for (let i = 0; ; i++) {
   try {

@@ -72,6 +72,19 @@ const MIGRATIONS: (string | ((db: Database) => void))[] = [
   `
   alter table history add column snapshots text;
   `,
+  // Which rows changed, in commit order, so every connection (several processes on one file) can
+  // patch its per-wallet cache instead of dropping it (vector-index.ts). Access-count bumps touch
+  // none of the columns the cache mirrors, so they are not logged. Pruned by the store.
+  `
+  create table memory_changes (seq integer primary key autoincrement, row_id integer not null, user_id text not null);
+  create trigger memory_inserted after insert on memories
+    begin insert into memory_changes (row_id, user_id) values (new.rowid, new.user_id); end;
+  create trigger memory_deleted after delete on memories
+    begin insert into memory_changes (row_id, user_id) values (old.rowid, old.user_id); end;
+  create trigger memory_updated after update of user_id, namespace, content, metadata, memory_type, session_id, agent_id, pinned,
+    expires_at, created_at, deleted_at, embedding on memories
+    begin insert into memory_changes (row_id, user_id) select new.rowid, new.user_id union select old.rowid, old.user_id; end;
+  `,
 ];
 
 /**

@@ -64,6 +64,13 @@ const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 /** Each term becomes an FTS5 string literal ("" escapes a quote), OR-ed: user text is never query syntax. */
 const ftsMatch = (terms: string[]) => terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
 
+/**
+ * Rows of `memory_changes` kept (schema.ts): another process more than this many row changes behind
+ * drops its whole cache instead of patching it. Pruned every CHANGE_LOG_PRUNE_MS.
+ */
+const CHANGE_LOG_KEEP = 100_000;
+const CHANGE_LOG_PRUNE_MS = 60_000;
+
 /** Text matches fetched per requested hit before filtering, on the fast path of searchText. */
 const TEXT_OVERSAMPLE = 4;
 
@@ -81,6 +88,7 @@ export class SqliteStore implements MemoryStore {
   /** recall's access bumps, written behind in batches (access-log.ts) */
   private readonly accesses: AccessLog;
   private readonly walletUsers = new Map<string, string>();
+  private readonly pruneTimer: ReturnType<typeof setInterval>;
 
   constructor(dataDir: string, options: { vectorIndex?: VectorIndexOptions } = {}) {
     this.db = new Database(join(dataDir, "engram.sqlite"), { create: true, strict: true });
@@ -93,6 +101,13 @@ export class SqliteStore implements MemoryStore {
         for (const { id, userId, count, at } of bumps) bump.run(count, at, id, userId);
       })();
     });
+    this.pruneTimer = setInterval(() => this.pruneChangeLog(), CHANGE_LOG_PRUNE_MS);
+    this.pruneTimer.unref?.();
+  }
+
+  /** Forgets all but the last `keep` row changes (several processes may prune: the same statement). */
+  pruneChangeLog(keep = CHANGE_LOG_KEEP): void {
+    this.db.query("delete from memory_changes where seq <= (select max(seq) from memory_changes) - ?").run(keep);
   }
 
   /** A row as the domain's record, with its pending access bumps. */
@@ -114,6 +129,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.pruneTimer);
     this.accesses.flush();
     this.db.close();
   }

@@ -36,8 +36,12 @@ export const vectorIndexCounters = {
   loads: 0,
   /** background loads started */
   backgroundLoads: 0,
-  /** background loads discarded (another connection wrote, or the cache was reset) */
+  /** background loads discarded (the cache was reset meanwhile) */
   backgroundDiscards: 0,
+  /** other connections' row changes read from memory_changes */
+  changesApplied: 0,
+  /** caches dropped because memory_changes could not tell what changed (gap or long backlog) */
+  changeLogResets: 0,
 };
 
 /** Users with fewer rows are searched with a plain exact scan; from this size on with the int8 SIMD kernel. */
@@ -48,13 +52,13 @@ const MIN_EXTRA_CANDIDATES = 64;
 const ROUNDING_SLACK = 1e-5;
 /** A user whose pending changes exceed this share of its rows is reloaded instead of patched. */
 const RELOAD_SHARE = 0.25;
+/** Other connections' changes read per sync at most; a longer backlog drops the cache instead. */
+const MAX_CHANGES_PER_SYNC = 50_000;
 
 /** A user being loaded in the background: rows read so far, and where the next chunk starts. */
 interface Loading {
   user: UserVectors;
-  /** `pragma data_version` when the load started: any change means another connection wrote */
-  version: number;
-  /** this connection's writes to the user's rows since the load started (re-read when it completes) */
+  /** writes to the user's rows since the load started, this connection's and others' (re-read when it completes) */
   pending: Set<number>;
   /** where the next chunk starts */
   after: { created_at: string; rowid: number };
@@ -94,9 +98,13 @@ const ROW_COLUMNS = `rowid, user_id, embedding, content, namespace, session_id, 
  *
  * Consistency: `upsert`/`remove` are called inside the store's write transactions, which may roll
  * back, so they only mark the row as pending; before the next search outside a transaction every
- * pending row is re-read from `memories` and applied as committed. Writes by other connections are
- * noticed through `pragma data_version` and drop the whole cache. Every write to a filter column or
- * to the embedding must be reported through upsert/remove (sqlite-store's indexActive/unindex do).
+ * pending row is re-read from `memories` and applied as committed. Writes by other connections
+ * (another process on the same file) are noticed through `pragma data_version`; the rows they
+ * changed are read from `memory_changes` (filled by triggers, in commit order, schema.ts) and made
+ * pending the same way, so only those rows are re-read. A gap in that log (pruned past this
+ * connection's position) or a backlog over MAX_CHANGES_PER_SYNC drops the whole cache instead. Every
+ * write to a filter column or to the embedding must be reported through upsert/remove
+ * (sqlite-store's indexActive/unindex do).
  *
  * The same per-user cache also answers keyword search (BM25, keyword-index.ts): each user's rows
  * carry their tokenized content in a WalletKeywords inverted index addressed by the same slots, so
@@ -113,7 +121,10 @@ export class VectorIndex {
   /** Users being loaded in the background (at most one load per user). */
   private readonly loading = new Map<string, Loading>();
   private dataVersion: number | null = null;
+  /** the last `memory_changes.seq` applied (or known not to concern the cache) */
+  private changeSeq = 0;
   private loadQuery: ReturnType<Database["query"]> | null = null;
+  private changesQuery: ReturnType<Database["query"]> | null = null;
   private readonly maxCachedRows: number;
   private readonly syncLoadMaxRows: number;
   private readonly loadChunkRows: number;
@@ -166,7 +177,8 @@ export class VectorIndex {
       return this.nearestExact(userId, vector, filter, k, now);
     }
     this.sync();
-    const user = this.load(userId);
+    // the exact SQL scan reads every embedding of the user, more than a chunk of the load: advance it
+    const user = this.load(userId, true);
     if (!user) {
       // a large user still loading in the background: the exact SQL scan answers meanwhile
       vectorIndexCounters.sqlScans++;
@@ -264,20 +276,23 @@ export class VectorIndex {
     while (this.loading.size > 0) await Promise.all([...this.loading.values()].map((l) => l.done));
   }
 
+  /** Drops every cached wallet (they load again on their next search); for tests and benchmarks. */
+  clear(): void {
+    this.reset();
+  }
+
   private reset(): void {
+    // everything loaded from now on reads rows committed after this point of the log
+    this.changeSeq = this.latestChange();
     this.users.clear();
     this.pending.clear();
     if (this.loading.size > 0) vectorIndexCounters.backgroundDiscards += this.loading.size;
     this.loading.clear(); // the loaders notice and stop
   }
 
-  /** Applies committed changes: other connections' (drop everything) and this one's pending rows. */
+  /** Applies committed changes, other connections' and this one's, to the cached users. */
   private sync(): void {
-    const { data_version: version } = this.db.query("pragma data_version").get() as { data_version: number };
-    if (this.dataVersion !== version) {
-      if (this.dataVersion !== null) this.reset();
-      this.dataVersion = version;
-    }
+    this.pullOtherWrites();
     if (this.pending.size === 0) return;
     const byUser = new Map<string, number[]>();
     for (const [rowid, userId] of this.pending) {
@@ -300,6 +315,37 @@ export class VectorIndex {
       }
       this.patch(user, userId, rowids);
     }
+  }
+
+  /**
+   * When another connection has committed since the last look (data_version), makes the rows it
+   * changed pending for the cached and loading users (or drops the cache: see the class comment).
+   */
+  private pullOtherWrites(): void {
+    const version = this.currentVersion();
+    if (this.dataVersion === version) return;
+    if (this.dataVersion === null) {
+      // first look: nothing is cached yet
+      this.dataVersion = version;
+      this.changeSeq = this.latestChange();
+      return;
+    }
+    this.dataVersion = version;
+    this.changesQuery ??= this.db.query("select seq, row_id, user_id from memory_changes where seq > ? order by seq limit ?");
+    const changes = this.changesQuery.values(this.changeSeq, MAX_CHANGES_PER_SYNC + 1) as [number, number, string][];
+    if (changes.length === 0) return;
+    if (changes.length > MAX_CHANGES_PER_SYNC || changes[0]![0] !== this.changeSeq + 1) {
+      vectorIndexCounters.changeLogResets++;
+      this.reset();
+      return;
+    }
+    for (const [, rowid, userId] of changes) if (this.users.has(userId) || this.loading.has(userId)) this.pending.set(rowid, userId);
+    this.changeSeq = changes.at(-1)![0];
+    vectorIndexCounters.changesApplied += changes.length;
+  }
+
+  private latestChange(): number {
+    return (this.db.query("select coalesce(max(seq), 0) as seq from memory_changes").get() as { seq: number }).seq;
   }
 
   /** Re-reads the rows (committed state) into the user's cache. */
@@ -352,15 +398,14 @@ export class VectorIndex {
   /**
    * Reads the user's active rows in chunks of loadChunkRows (in index order: created_at, rowid),
    * yielding to the event loop between chunks. No transaction spans the chunks, so the rows read are
-   * not one snapshot; they are made exact on completion: every write this connection makes to the
-   * user's rows meanwhile is pending (upsert/remove) and re-read as in sync(), and a write by another
-   * connection (data_version) discards the load (the next search starts another). Rows that did not
-   * change during the load are read exactly once, in their only state.
+   * not one snapshot; they are made exact on completion: every write to the user's rows meanwhile,
+   * this connection's (upsert/remove) and other connections' (memory_changes), is pending and
+   * re-read as in sync(). Rows that did not change during the load are read exactly once, in their
+   * only state.
    */
   private startLoad(userId: string, expected: number): void {
     const state = {
       user: new UserVectors(this.dimension, expected),
-      version: this.dataVersion ?? this.currentVersion(),
       pending: new Set<number>(),
       after: { created_at: "", rowid: -Infinity },
     } as Loading;
@@ -385,14 +430,11 @@ export class VectorIndex {
    * discarded). Called between event-loop turns by runLoad, and also by each list that finds the
    * user loading (load(…, true)): under load a turn of the event loop serves many requests, so turns
    * alone let a busy wallet's load crawl while SQL answers every list (~80 ms at 10k, loaded machine).
-   * Searches do not advance it (their SQL answers are cheaper; background-load.test.ts pins that).
+   * Vector searches advance it too (their SQL answer, an exact scan of every embedding, costs more
+   * than a chunk: under 64 concurrent recalls a 10k wallet otherwise took minutes to load); keyword
+   * searches do not (FTS5 answers them cheaply; background-load.test.ts pins both).
    */
   private loadChunk(userId: string, state: Loading): boolean {
-    if (this.currentVersion() !== state.version) {
-      this.loading.delete(userId);
-      vectorIndexCounters.backgroundDiscards++;
-      return false;
-    }
     this.loadQuery ??= this.db.query(
       `select ${ROW_COLUMNS} from memories where user_id = ? and deleted_at is null and (created_at, rowid) > (?, ?)
        order by created_at, rowid limit ?`,
@@ -403,7 +445,9 @@ export class VectorIndex {
       state.after = rows.at(-1)!;
       return true;
     }
-    // complete: apply this connection's writes made during the load, then publish
+    // complete: apply the writes made during the load, then publish
+    this.pullOtherWrites();
+    if (this.loading.get(userId) !== state) return false; // the cache was dropped meanwhile
     for (const [rowid, owner] of this.pending) {
       if (owner !== userId) continue;
       state.pending.add(rowid);

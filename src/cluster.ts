@@ -1,0 +1,78 @@
+import type { Subprocess } from "bun";
+import type { Config } from "./config";
+import { openStore } from "./store/open-store";
+import { startEmbedder } from "./embed/embedder";
+
+/** Set in the environment of each worker process; its value is the worker's number. */
+export const WORKER_ENV = "ENGRAM_WORKER";
+/** More restarts than this within RESTART_WINDOW_MS is a crash loop (e.g. a start-up error): stop. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+const RESTART_DELAY_MS = 1_000;
+
+const log = (message: string) => console.log(`[engram] ${message}`);
+
+/**
+ * WORKERS > 1: this process supervises that many service processes on the same port. Bun listens
+ * with SO_REUSEPORT, so the kernel spreads incoming connections over the workers; each has its own
+ * event loop, embedding worker thread and per-wallet cache. The caches stay coherent through SQLite:
+ * every write is logged in `memory_changes` (src/store/sqlite/schema.ts) and each process patches
+ * the rows other processes changed before its next search (vector-index.ts). Session tokens work
+ * across workers (one JWT_SECRET); the free tier is counted in the store, so it is exact.
+ *
+ * The store is opened once here first, so migrations and the model binding (and the model build on
+ * a fresh machine) run once rather than racing in every worker.
+ */
+export async function runCluster(config: Config): Promise<void> {
+  await prepareStore(config);
+  let stopping = false;
+  const workers = new Map<number, Subprocess>();
+  const restarts: number[] = [];
+
+  const start = (index: number) => {
+    const child = Bun.spawn([process.execPath, ...process.argv.slice(1)], {
+      env: { ...process.env, [WORKER_ENV]: String(index), JWT_SECRET: config.JWT_SECRET },
+      stdout: "inherit",
+      stderr: "inherit",
+    });
+    workers.set(index, child);
+    void child.exited.then((code) => {
+      workers.delete(index);
+      if (stopping) return;
+      const now = Date.now();
+      while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+      if (restarts.length >= MAX_RESTARTS) {
+        console.error(`[engram] worker ${index} exited with code ${code}, the ${MAX_RESTARTS + 1}th exit within a minute; stopping (see the workers' messages above)`);
+        void stop(1);
+        return;
+      }
+      restarts.push(now);
+      console.error(`[engram] worker ${index} exited with code ${code}; starting it again`);
+      setTimeout(() => !stopping && start(index), RESTART_DELAY_MS);
+    });
+  };
+
+  const stop = async (exitCode: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of workers.values()) child.kill("SIGTERM");
+    await Promise.all([...workers.values()].map((child) => child.exited));
+    process.exit(exitCode);
+  };
+
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(0));
+  for (let i = 1; i <= config.WORKERS; i++) start(i);
+  log(`${config.WORKERS} worker processes on port ${config.PORT} (WORKERS=${config.WORKERS})`);
+}
+
+/** Runs the store's migrations and binds the embedding model (building it on first run), then closes both. */
+async function prepareStore(config: Config): Promise<void> {
+  const store = await openStore(config);
+  const embedder = await startEmbedder({ model: config.EMBEDDING_MODEL, cacheDir: config.MODEL_CACHE_DIR });
+  try {
+    await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
+  } finally {
+    await embedder.close();
+    await store.close();
+  }
+}
