@@ -17,7 +17,10 @@ import { mcpRoutes } from "../mcp/http-route";
 
 /** The whole HTTP surface; routes are thin: schema-validated, delegating to src/domain. */
 export function createApp(deps: AppDeps) {
-  return new Elysia()
+  // Responses are still checked against their schemas; encodeSchema would also run TypeBox's
+  // Encode (a deep clone) on every answer because Elysia's t.Integer/t.Number are transforms, and our
+  // answers need no encoding: that clone was ~10% of the CPU of a list or search request.
+  return new Elysia({ encodeSchema: false })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestIdOf(request);
       checkDeclaredLength(request);

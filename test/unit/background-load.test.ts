@@ -304,6 +304,17 @@ describe("background load of large wallets", () => {
     await expectSameAsReference(BIG, "loaded by searches");
   });
 
+  test("a list completes a large wallet's load at once (its SQL answer costs as much) and answers from the cache", async () => {
+    dropCache();
+    const before = counters();
+    const page = await store.listMemories(BIG, {}, { offset: 0, limit: 20 }, NOW);
+    expect(vectorIndexCounters.loads).toBe(before.loads + 1); // no event-loop turn in between
+    expect(vectorIndexCounters.backgroundLoads).toBe(before.backgroundLoads + 1);
+    const sql = store.listMemoriesSql(BIG, {}, { offset: 0, limit: 20 }, NOW);
+    expect(page.total).toBe(sql.total);
+    expect(page.memories.map((m) => m.id)).toEqual(sql.memories.map((m) => m.id));
+  });
+
   test("loads respect the row budget: a background-loaded wallet evicts others and is evicted in turn", async () => {
     const tight = new SqliteStore(dir, { vectorIndex: { syncLoadMaxRows: 200, loadChunkRows: 500, maxCachedRows: 1600 } });
     await tight.bindEmbeddingModel(MODEL); // same model: a no-op write the others notice

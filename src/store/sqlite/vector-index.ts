@@ -178,7 +178,7 @@ export class VectorIndex {
     }
     this.sync();
     // the exact SQL scan reads every embedding of the user, more than a chunk of the load: advance it
-    const user = this.load(userId, true);
+    const user = this.load(userId, "chunk");
     if (!user) {
       // a large user still loading in the background: the exact SQL scan answers meanwhile
       vectorIndexCounters.sqlScans++;
@@ -228,8 +228,8 @@ export class VectorIndex {
   list(userId: string, filter: MemoryFilter, offset: number, limit: number, now: number): { rowids: number[]; total: number } | null {
     if (this.db.inTransaction || filter.include_deleted || !cacheable(filter)) return null;
     this.sync();
-    // a list's SQL answer costs more than a chunk (a count and a sort of every row): advance the load
-    const user = this.load(userId, true);
+    // a list's SQL answer (a count and a sort of every row) costs about as much as the whole load
+    const user = this.load(userId, "complete");
     return user ? user.page(filter, now, offset, limit) : null;
   }
 
@@ -366,29 +366,33 @@ export class VectorIndex {
   /**
    * The user's cached vectors, loading them from `memories` on first use: synchronously for users of
    * at most syncLoadMaxRows active rows; for larger ones a background load starts (if none is under
-   * way) and null is returned until it completes.
+   * way) and null is returned until it completes. `progress` is what the caller's SQL alternative is
+   * worth: "wait" lets the load go on between event-loop turns, "chunk" reads its next chunk now,
+   * "complete" finishes it now (a list: its SQL answer costs about as much as the whole load).
    */
-  private load(userId: string, advance = false): UserVectors | null {
+  private load(userId: string, progress: "wait" | "chunk" | "complete" = "wait"): UserVectors | null {
     let user = this.users.get(userId);
     if (user) {
       this.users.delete(userId); // most recently used goes last
       this.users.set(userId, user);
       return user;
     }
-    const loading = this.loading.get(userId);
-    if (loading) {
-      // callers are outside transactions (they check), so the chunk reads committed rows
-      if (advance) this.loadChunk(userId, loading);
-      return this.users.get(userId) ?? null;
+    let loading = this.loading.get(userId);
+    if (!loading) {
+      const { n } = this.db.query("select count(*) as n from memories where user_id = ? and deleted_at is null").get(userId) as { n: number };
+      if (n <= this.syncLoadMaxRows) return this.loadNow(userId);
+      loading = this.startLoad(userId, n);
     }
-    const { n } = this.db.query("select count(*) as n from memories where user_id = ? and deleted_at is null").get(userId) as { n: number };
-    if (n > this.syncLoadMaxRows) {
-      this.startLoad(userId, n);
-      return null;
-    }
+    // callers are outside transactions (they check), so the chunks read committed rows
+    if (progress === "chunk") this.loadChunk(userId, loading);
+    if (progress === "complete") while (this.loadChunk(userId, loading));
+    return this.users.get(userId) ?? null;
+  }
+
+  private loadNow(userId: string): UserVectors {
     const rows = this.db.query(`select ${ROW_COLUMNS} from memories where user_id = ? and deleted_at is null`).all(userId) as IndexedRow[];
     vectorIndexCounters.loads++;
-    user = new UserVectors(this.dimension, rows.length);
+    const user = new UserVectors(this.dimension, rows.length);
     for (const row of rows) user.put(row);
     this.evictFor(user.size);
     this.users.set(userId, user);
@@ -403,7 +407,7 @@ export class VectorIndex {
    * re-read as in sync(). Rows that did not change during the load are read exactly once, in their
    * only state.
    */
-  private startLoad(userId: string, expected: number): void {
+  private startLoad(userId: string, expected: number): Loading {
     const state = {
       user: new UserVectors(this.dimension, expected),
       pending: new Set<number>(),
@@ -414,6 +418,7 @@ export class VectorIndex {
     state.done = this.runLoad(userId, state).catch(() => {
       if (this.loading.get(userId) === state) this.loading.delete(userId); // e.g. the database was closed
     });
+    return state;
   }
 
   private async runLoad(userId: string, state: Loading): Promise<void> {
@@ -427,12 +432,11 @@ export class VectorIndex {
 
   /**
    * Reads the next chunk of a load; false once the load is over (completed and published, or
-   * discarded). Called between event-loop turns by runLoad, and also by each list that finds the
-   * user loading (load(…, true)): under load a turn of the event loop serves many requests, so turns
-   * alone let a busy wallet's load crawl while SQL answers every list (~80 ms at 10k, loaded machine).
-   * Vector searches advance it too (their SQL answer, an exact scan of every embedding, costs more
-   * than a chunk: under 64 concurrent recalls a 10k wallet otherwise took minutes to load); keyword
-   * searches do not (FTS5 answers them cheaply; background-load.test.ts pins both).
+   * discarded). Called between event-loop turns by runLoad, and by the searches and lists that find
+   * the user loading (load's `progress`): under load a turn of the event loop serves many requests,
+   * so turns alone let a busy wallet's load crawl while SQL answers every request (an exact vector
+   * scan ~15 ms, a list ~50 ms at 10k on a loaded machine, against ~5 ms per chunk). Keyword
+   * searches do not advance it (FTS5 answers them cheaply; background-load.test.ts pins this).
    */
   private loadChunk(userId: string, state: Loading): boolean {
     this.loadQuery ??= this.db.query(
