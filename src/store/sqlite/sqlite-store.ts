@@ -93,6 +93,10 @@ export class SqliteStore implements MemoryStore {
   constructor(dataDir: string, options: { vectorIndex?: VectorIndexOptions } = {}) {
     this.db = new Database(join(dataDir, "engram.sqlite"), { create: true, strict: true });
     this.db.exec("pragma journal_mode = wal; pragma synchronous = normal; pragma foreign_keys = on; pragma busy_timeout = 5000;");
+    // Reads through a memory map: the OS page cache holds the file once for every worker process,
+    // where SQLite's own 2 MB page cache per connection missed on most row fetches (40 random rows
+    // of a 10k-memory wallet: 0.24 ms, 0.08 ms mapped; scripts/bench/recall.ts). Writes are unchanged.
+    this.db.exec("pragma mmap_size = 1073741824;");
     migrate(this.db);
     this.vectors = new VectorIndex(this.db, options.vectorIndex);
     const bump = this.db.query("update memories set access_count = access_count + ?, accessed_at = max(accessed_at, ?) where id = ? and +user_id = ?");
@@ -441,6 +445,8 @@ export class SqliteStore implements MemoryStore {
   async relationCounts(userId: string, ids: string[], now: number): Promise<Map<string, number>> {
     const counts = new Map(ids.map((id) => [id, 0]));
     if (ids.length === 0) return counts;
+    // most wallets have no relations: one index probe instead of the query over every candidate (~0.2 ms)
+    if (!this.db.query("select 1 from relations where user_id = ? limit 1").get(userId)) return counts;
     const { sql, params } = this.activeRelations(userId, ids, now);
     const rows = this.db.query(`select r.source_id, r.target_id ${sql}`).all(...params) as { source_id: string; target_id: string }[];
     for (const { source_id, target_id } of rows) {
