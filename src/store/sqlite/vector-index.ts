@@ -693,7 +693,9 @@ class UserVectors {
 
   /** The row filter as a predicate over slots, or null when no row can match; `vectors`: rows without a vector never match. */
   accepting(filter: MemoryFilter, now: number, vectors: boolean): ((slot: number) => boolean) | null {
-    const id = (value: string | undefined) => (value === undefined ? -1 : (this.dict.get(value) ?? -2));
+    // text columns come back from SQLite as UTF-8 (a lone surrogate became U+FFFD), and SQL compares
+    // the filter's UTF-8 form: compare the same form here
+    const id = (value: string | undefined) => (value === undefined ? -1 : (this.dict.get(value.toWellFormed()) ?? -2));
     const namespace = id(filter.namespace);
     const session = id(filter.session_id);
     const agent = id(filter.agent_id);
