@@ -2,6 +2,7 @@ import type { Subprocess } from "bun";
 import type { Config } from "./config";
 import { openStore } from "./store/open-store";
 import { startEmbedder } from "./embed/embedder";
+import { log } from "./log";
 
 /** Set in the environment of each worker process; its value is the worker's number. */
 export const WORKER_ENV = "ENGRAM_WORKER";
@@ -10,7 +11,6 @@ const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 60_000;
 const RESTART_DELAY_MS = 1_000;
 
-const log = (message: string) => console.log(`[engram] ${message}`);
 
 /**
  * WORKERS > 1: this process supervises that many service processes on the same port. Bun listens
@@ -42,12 +42,12 @@ export async function runCluster(config: Config): Promise<void> {
       const now = Date.now();
       while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
       if (restarts.length >= MAX_RESTARTS) {
-        console.error(`[engram] worker ${index} exited with code ${code}, the ${MAX_RESTARTS + 1}th exit within a minute; stopping (see the workers' messages above)`);
+        log.error(`[engram] worker ${index} exited with code ${code}, the ${MAX_RESTARTS + 1}th exit within a minute; stopping (see the workers' messages above)`);
         void stop(1);
         return;
       }
       restarts.push(now);
-      console.error(`[engram] worker ${index} exited with code ${code}; starting it again`);
+      log.error(`[engram] worker ${index} exited with code ${code}; starting it again`);
       setTimeout(() => !stopping && start(index), RESTART_DELAY_MS);
     });
   };
@@ -62,7 +62,7 @@ export async function runCluster(config: Config): Promise<void> {
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(0));
   for (let i = 1; i <= config.WORKERS; i++) start(i);
-  log(`${config.WORKERS} worker processes on port ${config.PORT} (WORKERS=${config.WORKERS})`);
+  log.info(`[engram] ${config.WORKERS} worker processes on port ${config.PORT} (WORKERS=${config.WORKERS})`);
 }
 
 /** Runs the store's migrations and binds the embedding model (building it on first run), then closes both. */

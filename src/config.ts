@@ -3,6 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
+import { LOG_LEVELS } from "./log";
 
 /** A USDC amount with at most 6 decimals (USDC's precision), e.g. `0.005`. */
 const UsdcPrice = t.String({ pattern: "^\\d{1,9}(\\.\\d{1,6})?$" });
@@ -38,6 +39,7 @@ const EnvSchema = t.Object({
   X402_PRICE_CONSOLIDATE: t.Optional(UsdcPrice),
   /** Requests per minute per wallet on /v1 (429 RATE_LIMITED with Retry-After beyond it); 0 = no limit. */
   RATE_LIMIT_PER_MINUTE: t.Integer({ minimum: 0, default: 0 }),
+  LOG_LEVEL: t.Union(LOG_LEVELS.map((level) => t.Literal(level)), { default: "info" }),
   /** Service processes sharing the port (src/cluster.ts); 1 = this process serves. */
   WORKERS: t.Integer({ minimum: 1, maximum: 64, default: 1 }),
   LLM_BASE_URL: t.Optional(t.String({ pattern: "^https?://" })),

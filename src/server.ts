@@ -4,6 +4,7 @@ import { startEmbedder } from "./embed/embedder";
 import { buildDeps } from "./http/deps";
 import { createApp } from "./http/app";
 import { runCluster, WORKER_ENV } from "./cluster";
+import { log, setLogLevel } from "./log";
 
 /** Opens the store, starts the embedding worker, binds them, then listens: /health is 200 as soon as it answers. */
 export async function startServer(config: Config) {
@@ -19,7 +20,7 @@ export async function startServer(config: Config) {
   }
   const app = createApp(buildDeps(config, store, embedder)).listen({ port: config.PORT, hostname: config.HOST });
   const url = `http://${config.HOST}:${app.server!.port}`;
-  console.log(`[engram] ${config.STORE} engine, model ${embedder.modelId} (${embedder.dimension}-d), ready in ${Math.round(performance.now() - started)} ms at ${url} (OpenAPI: ${url}/swagger)`);
+  log.info(`[engram] ${config.STORE} engine, model ${embedder.modelId} (${embedder.dimension}-d), ready in ${Math.round(performance.now() - started)} ms at ${url} (OpenAPI: ${url}/swagger)`);
   const stop = async () => {
     await app.stop();
     await embedder.close();
@@ -32,6 +33,7 @@ export async function startServer(config: Config) {
 export async function main(): Promise<void> {
   try {
     const config = loadConfig();
+    setLogLevel(config.LOG_LEVEL);
     if (config.WORKERS > 1 && !process.env[WORKER_ENV]) return await runCluster(config);
     const server = await startServer(config);
     let stopping = false; // Ctrl-C reaches a cluster's workers twice: from the terminal and from the supervisor

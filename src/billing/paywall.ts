@@ -5,6 +5,7 @@ import type { PaidRoute } from "./prices";
 import { ReplayGuard } from "./replay-guard";
 import type { StagingStore } from "./staged-writes";
 import { FacilitatorUnavailable, MalformedPayment, X402Server, paymentRequiredHeaders, paymentResponseHeaders, type HeaderSource, type Payment, type PaymentRequirements, type ResourceInfo } from "./x402-server";
+import { log } from "../log";
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
@@ -76,7 +77,7 @@ export class Paywall {
     try {
       requirements = await x402.requirements(route);
     } catch (error) {
-      console.warn(`[engram] x402: cannot build payment requirements: ${error instanceof Error ? error.message : error}`);
+      log.warn(`[engram] x402: cannot build payment requirements: ${error instanceof Error ? error.message : error}`);
       throw await this.refusal(x402, null, resource, {
         error: "facilitator_unavailable",
         message: `no payment can be taken right now: the payment facilitator is unreachable or does not support ${x402.network}; nothing was charged, try again later`,
@@ -139,7 +140,7 @@ export class Paywall {
       try {
         await staged.commit();
       } catch (error) {
-        console.error(`[engram] x402: payment settled (${settlement.transaction}) but its writes failed:`, error);
+        log.error(`[engram] x402: payment settled (${settlement.transaction}) but its writes failed:`, error);
         throw new ReplyError({
           status: 500,
           body: errorBody(
@@ -186,7 +187,7 @@ async function viaFacilitator<T>(call: () => Promise<T>, refusal: () => Promise<
     return await call();
   } catch (error) {
     if (!(error instanceof FacilitatorUnavailable)) throw error;
-    console.warn(`[engram] x402: ${error.message}`);
+    log.warn(`[engram] x402: ${error.message}`);
     throw await refusal();
   }
 }

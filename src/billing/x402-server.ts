@@ -10,6 +10,7 @@ import { t } from "elysia";
 import { Value } from "@sinclair/typebox/value";
 import type { Config } from "../config";
 import { priceTable, type PaidRoute } from "./prices";
+import { log } from "../log";
 
 /**
  * The x402 side of the paywall, built on the maintained packages: `@x402/core`'s
@@ -93,7 +94,7 @@ export class X402Server {
     if (config.PAYMENTS !== "on") return null;
     const server = new X402Server({ facilitatorUrl: config.X402_FACILITATOR_URL!, network: config.X402_NETWORK, payTo: config.X402_PAY_TO!, prices: priceTable(config) });
     // Warm up in the background: a wrong URL shows in the log at start, not at the first paid call.
-    server.ready().catch((error: unknown) => console.warn(`[engram] x402: facilitator ${config.X402_FACILITATOR_URL} not ready: ${error instanceof Error ? error.message : error}`));
+    server.ready().catch((error: unknown) => log.warn(`[engram] x402: facilitator ${config.X402_FACILITATOR_URL} not ready: ${error instanceof Error ? error.message : error}`));
     return server;
   }
 

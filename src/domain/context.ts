@@ -1,7 +1,7 @@
 import { t, type Static } from "elysia";
 import type { MemoryFilter, MemoryStore } from "./store-port";
 import { tagsOf, type Memory } from "./memory";
-import type { Clock } from "./ports";
+import type { Clock, WarnLog } from "./ports";
 import type { Recall } from "./recall";
 import { score } from "./scoring";
 import { cosine, estimateTokens, tokensForChars } from "./text";
@@ -49,6 +49,7 @@ export class ContextAssembler {
     private readonly recall: Recall,
     private readonly clock: Clock,
     private readonly summarizer: ClusterSummarizer | null,
+    private readonly warn: WarnLog = console.warn,
   ) {}
 
   async assemble(userId: string, request: ContextRequest) {
@@ -95,7 +96,7 @@ export class ContextAssembler {
         continue;
       }
       const summary = await this.summarizer(cluster.map((c) => c.content)).catch((error: unknown) => {
-        console.warn(`[engram] context summarize: LLM merge failed, keeping the best-ranked memory (${error instanceof Error ? error.message : error})`);
+        this.warn(`[engram] context summarize: LLM merge failed, keeping the best-ranked memory (${error instanceof Error ? error.message : error})`);
         return null;
       });
       if (!summary) {

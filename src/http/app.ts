@@ -14,13 +14,17 @@ import { consolidateRoutes } from "./routes/consolidate";
 import { healthRoutes } from "./health";
 import { explorerRoutes } from "./routes/explorer";
 import { mcpRoutes } from "../mcp/http-route";
+import { log, logs } from "../log";
+import { requestLog } from "./request-log";
 
 /** The whole HTTP surface; routes are thin: schema-validated, delegating to src/domain. */
 export function createApp(deps: AppDeps) {
   // Responses are still checked against their schemas; encodeSchema would also run TypeBox's
   // Encode (a deep clone) on every answer because Elysia's t.Integer/t.Number are transforms, and our
   // answers need no encoding: that clone was ~10% of the CPU of a list or search request.
-  return new Elysia({ encodeSchema: false })
+  const app = new Elysia({ encodeSchema: false });
+  if (logs("debug")) app.use(requestLog()); // not even an empty hook on every request otherwise
+  return app
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestIdOf(request);
       checkDeclaredLength(request);
@@ -32,7 +36,7 @@ export function createApp(deps: AppDeps) {
       set.headers["x-request-id"] = requestId;
       if (unexpected) {
         // The client gets the request id, never the stack: the log has both.
-        console.error(`[engram] ${request.method} ${new URL(request.url).pathname} failed (request ${requestId}):`, error);
+        log.error(`[engram] ${request.method} ${new URL(request.url).pathname} failed (request ${requestId}):`, error);
         const body = reply.body as { error?: { details?: Record<string, unknown> } };
         if (body.error?.details) body.error.details.request_id = requestId;
       }

@@ -7,6 +7,7 @@ import { Relations } from "../domain/relations";
 import { ContextAssembler } from "../domain/context";
 import { Ingest } from "../domain/ingest/ingest";
 import { configuredLanguageTools } from "../llm/configured";
+import { log } from "../log";
 import { SessionTokens } from "../auth/session-token";
 import { Authenticator } from "../auth/authenticate";
 import { FreeTier } from "../billing/free-tier";
@@ -52,7 +53,7 @@ export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmb
     authenticator: new Authenticator(tokens, config.AUTH_MESSAGE_PREFIX),
     memories,
     recall,
-    context: new ContextAssembler(store, embedder, recall, clock, summarizer),
+    context: new ContextAssembler(store, embedder, recall, clock, summarizer, log.warn),
     relations,
     ingest: new Ingest(extractor, memories, relations, store, clock),
     freeTier,

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { MemoryStore } from "../domain/store-port";
+import { log } from "../log";
 
 /** How long /health waits for the store before calling it unreachable (Redis queues commands while reconnecting). */
 export const STORE_CHECK_MS = 2000;
@@ -38,7 +39,7 @@ export function healthRoutes(store: MemoryStore, modelId: () => string, timeoutM
       // The answer is public: the cause (addresses, server errors) goes to the log, at most every 10 s.
       if (Date.now() - lastLogged > 10_000) {
         lastLogged = Date.now();
-        console.error(`[engram] /health: the ${store.engine} store is unreachable: ${problem}`);
+        log.warn(`[engram] /health: the ${store.engine} store is unreachable: ${problem}`);
       }
       set.status = 503;
       return { status: "degraded" as const, store: "unreachable" as const, ...about };

@@ -5,6 +5,7 @@ import { OfflineExtractor } from "../domain/ingest/offline-extractor";
 import { LlmExtractor } from "../domain/ingest/llm-extractor";
 import { ChatClient } from "./chat-client";
 import { summarizeCluster } from "./summarizer";
+import { log } from "../log";
 
 /** A dead endpoint costs one timeout per ingest (the extractor then falls back offline). */
 const EXTRACTION_TIMEOUT_MS = 20_000;
@@ -22,7 +23,7 @@ export function configuredLanguageTools(config: Pick<Config, "LLM_BASE_URL" | "L
   if (!config.LLM_BASE_URL || !config.LLM_MODEL) return { extractor: offline, summarizer: null };
   const client = new ChatClient({ baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL, timeoutMs: EXTRACTION_TIMEOUT_MS });
   return {
-    extractor: new LlmExtractor({ client, model: config.LLM_MODEL, fallback: offline }),
+    extractor: new LlmExtractor({ client, model: config.LLM_MODEL, fallback: offline, log: log.warn }),
     summarizer: (contents) => summarizeCluster(client, contents),
   };
 }

@@ -1,4 +1,5 @@
 import { toErrorReply, type ErrorBody } from "../http/errors";
+import { log } from "../log";
 
 /**
  * Anything a tool throws, as the service's nested error body (the same one the REST endpoint would
@@ -8,7 +9,7 @@ import { toErrorReply, type ErrorBody } from "../http/errors";
  */
 export function toolError(error: unknown): { body: ErrorBody; headers: Record<string, string> } {
   const { reply, unexpected } = toErrorReply("UNKNOWN", error);
-  if (unexpected) console.error("[engram] MCP tool failed:", error);
+  if (unexpected) log.error("[engram] MCP tool failed:", error);
   const body = reply.body as Partial<ErrorBody> & { error?: unknown; message?: unknown };
   const headers = reply.headers ?? {};
   if (body.error && typeof body.error === "object") return { body: body as ErrorBody, headers };

@@ -9,6 +9,7 @@ import { BASE_IMPORTANCE, classifyType, tagsFor } from "./offline/classify.ts";
 import { noSignals } from "./offline/filters.ts";
 import { subjectLength } from "./offline/grammar.ts";
 import { chunkText } from "./offline/sentences.ts";
+import type { WarnLog } from "../ports";
 
 /**
  * Fact extraction through any OpenAI-compatible chat-completions endpoint.
@@ -34,8 +35,6 @@ import { chunkText } from "./offline/sentences.ts";
  * Wrong JSON types (e.g. importance "high", facts not an array) make the reply
  * malformed, which triggers the retry.
  */
-
-export type WarnLog = (message: string, detail?: Record<string, unknown>) => void;
 
 export interface LlmExtractorOptions {
   /** The chat model (src/llm's OpenAI-compatible client, shared with the summarizer, or a test double). */
