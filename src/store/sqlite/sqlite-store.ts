@@ -169,6 +169,9 @@ export class SqliteStore implements MemoryStore {
 
   async reserveFreeCall(wallet: string, limit: number): Promise<number | null> {
     await this.userIdForWallet(wallet);
+    // A paying wallet (allowance used up) is answered by a read: the update below would take the
+    // write lock even when it changes nothing, serializing every paid call of every process.
+    if ((await this.freeCallsUsed(wallet)) >= limit) return null;
     const row = this.db
       .query("update wallets set free_calls_used = free_calls_used + 1 where address = ? and free_calls_used < ? returning free_calls_used")
       .get(wallet.toLowerCase(), limit) as { free_calls_used: number } | null;
