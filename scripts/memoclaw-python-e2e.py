@@ -819,6 +819,21 @@ async def run_all() -> None:
         shutil.rmtree(cfg_dir, ignore_errors=True)
 
 
+async def expect_error(label: str, step: str, call: Any, error_type: type, status: int, code: str, more: Any = None) -> None:
+    """One row: `call()` must raise `error_type` with this status and code (and `more(e)` must say nothing is wrong)."""
+    try:
+        await call()
+        rows.append(Row(label, "errors", step, False, "no error"))
+    except error_type as e:  # type: ignore[misc]
+        problem = "" if (e.status_code, e.code) == (status, code) else explain(e)
+        if not problem and more:
+            extra = await more(e)
+            problem = f"{explain(e)}; {extra}" if extra else ""
+        rows.append(Row(label, "errors", step, not problem, problem))
+    except Exception as exc:  # noqa: BLE001
+        rows.append(Row(label, "errors", step, False, explain(exc)))
+
+
 async def run_limits() -> None:
     """402, 429 and 401, each from an engram of its own (only when this script starts engram)."""
     url, proc, data = start_engram(FREE_TIER_CALLS="2", RATE_LIMIT_PER_MINUTE="20")
@@ -830,38 +845,28 @@ async def run_limits() -> None:
     for label, cls in (("sync", MemoClaw), ("async", AsyncMemoClaw)):
         key = "0x" + secrets.token_hex(32)
         client = cls(key, base_url=url, max_retries=0)
-        try:
+        async def paid_calls() -> None:
             for i in range(2):
                 await aw(client.store(f"Paid call number {i} from the {label} client.", namespace="limits"))
             await aw(client.store("One paid call too many.", namespace="limits"))
-            rows.append(Row(label, "errors", "3rd paid call with FREE_TIER_CALLS=2 → PaymentRequiredError", False, "no error"))
-        except PaymentRequiredError as e:
+
+        async def free_tier_used_up(e: Exception) -> str:
             s = await aw(client.status())
-            ok = e.status_code == 402 and e.code == "PAYMENT_REQUIRED" and s.free_tier_remaining == 0 and s.free_tier_used == 2
-            rows.append(Row(label, "errors", "3rd paid call with FREE_TIER_CALLS=2 → PaymentRequiredError", ok,
-                            "" if ok else f"{explain(e)}; status {s}"))
-        except Exception as exc:  # noqa: BLE001
-            rows.append(Row(label, "errors", "3rd paid call with FREE_TIER_CALLS=2 → PaymentRequiredError", False, explain(exc)))
-        try:
+            return "" if s.free_tier_remaining == 0 and s.free_tier_used == 2 else f"status {s}"
+
+        async def many_calls() -> None:
             for _ in range(25):
                 await aw(client.stats())
-            rows.append(Row(label, "errors", "25 calls with RATE_LIMIT_PER_MINUTE=20 → RateLimitError", False, "no error"))
-        except RateLimitError as e:
-            ok = e.status_code == 429 and e.code == "RATE_LIMITED"
-            rows.append(Row(label, "errors", "25 calls with RATE_LIMIT_PER_MINUTE=20 → RateLimitError", ok, "" if ok else explain(e)))
-        except Exception as exc:  # noqa: BLE001
-            rows.append(Row(label, "errors", "25 calls with RATE_LIMIT_PER_MINUTE=20 → RateLimitError", False, explain(exc)))
+
+        await expect_error(label, "3rd paid call with FREE_TIER_CALLS=2 → PaymentRequiredError", paid_calls,
+                           PaymentRequiredError, 402, "PAYMENT_REQUIRED", free_tier_used_up)
+        await expect_error(label, "25 calls with RATE_LIMIT_PER_MINUTE=20 → RateLimitError", many_calls,
+                           RateLimitError, 429, "RATE_LIMITED")
         await aw(client.close())
 
         other = cls(key, base_url=url_other_prefix, max_retries=0)
-        try:
-            await aw(other.stats())
-            rows.append(Row(label, "errors", "another AUTH_MESSAGE_PREFIX → AuthenticationError", False, "no error"))
-        except AuthenticationError as e:
-            ok = e.status_code == 401 and e.code == "AUTH_ERROR"
-            rows.append(Row(label, "errors", "another AUTH_MESSAGE_PREFIX → AuthenticationError", ok, "" if ok else explain(e)))
-        except Exception as exc:  # noqa: BLE001
-            rows.append(Row(label, "errors", "another AUTH_MESSAGE_PREFIX → AuthenticationError", False, explain(exc)))
+        await expect_error(label, "another AUTH_MESSAGE_PREFIX → AuthenticationError", lambda: aw(other.stats()),
+                           AuthenticationError, 401, "AUTH_ERROR")
         await aw(other.close())
 
 
