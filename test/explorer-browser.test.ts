@@ -119,6 +119,9 @@ describe.skipIf(!available)("memory explorer in headless Chromium", () => {
     await page.locator("#notice", { hasText: "Saved." }).waitFor();
     expect((await client.get(`/v1/memories/${ids[0]}`)).body.importance).toBe(0.9);
     expect(await page.locator(".history li").count()).toBeGreaterThanOrEqual(1);
+    // each change reads old → new, from the entry's before snapshot
+    await page.locator(".history .change", { hasText: "importance: " }).first().waitFor();
+    expect(await page.locator(".history .change", { hasText: "importance: " }).first().textContent()).toMatch(/^importance: [0-9.]+ → 0\.9$/);
     await shot("detail");
     // Escape leaves the detail (from outside a text field)
     await page.locator("#pin-button").focus();

@@ -4,6 +4,14 @@ import { excerpt, field, h, replace, shortDate, valueOf } from "./dom";
 import { attempt, notify } from "./notice";
 import { MEMORY_TYPES, RELATION_TYPES, type HistoryEntry, type ListedRelation, type Memory } from "./types";
 
+/** A history entry's changed fields as `field: old → new` (the new values alone for entries without a snapshot). */
+function changeLines(entry: HistoryEntry): HTMLElement[] {
+  const show = (value: unknown) => (value === undefined ? "∅" : JSON.stringify(value));
+  return Object.entries(entry.changes).map(([field, value]) =>
+    h("code", { class: "change" }, entry.before ? `${field}: ${show(entry.before[field])} → ${show(value)}` : `${field}: ${show(value)}`),
+  );
+}
+
 /** One memory: its fields, edit/pin/delete, its relations (and adding one), its change history. */
 export async function renderDetail(root: HTMLElement, id: string): Promise<void> {
   const loaded = await attempt(() =>
@@ -156,7 +164,7 @@ export async function renderDetail(root: HTMLElement, id: string): Promise<void>
       relate,
       h("h3", {}, `History (${history.length})`),
       history.length
-        ? h("ol", { class: "history" }, history.map((e) => h("li", {}, h("time", { datetime: e.created_at }, shortDate(e.created_at)), " ", h("code", {}, JSON.stringify(e.changes)))))
+        ? h("ol", { class: "history" }, history.map((e) => h("li", {}, h("time", { datetime: e.created_at }, shortDate(e.created_at)), " ", ...changeLines(e))))
         : h("p", { class: "muted" }, "Never edited."),
     ),
   );

@@ -40,7 +40,14 @@ export interface Signals {
 export interface RecallHit extends SearchHit { similarity: number; access_count: number; pinned: boolean; _signals: Signals }
 export interface Relation { id: string; source_id: string; target_id: string; relation_type: string; metadata: Record<string, unknown>; created_at: string }
 export interface ListedRelation extends Relation { direction: "incoming" | "outgoing"; memory: { id: string; content: string; importance: number; memory_type: string; namespace: string } }
-export interface HistoryEntry { id: string; memory_id: string; changes: Record<string, unknown>; created_at: string }
+export interface HistoryEntry {
+  id: string;
+  memory_id: string;
+  changes: Record<string, unknown>;
+  created_at: string;
+  /** the memory's fields before the change (absent from entries recorded before snapshots existed) */
+  before?: Record<string, unknown>;
+}
 export interface Graph { nodes: (Memory & { depth: number })[]; edges: Relation[]; truncated: boolean }
 export interface Stats {
   total_memories: number;
