@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
-import { ACCESS_FLUSH_ENTRIES } from "../../src/store/sqlite/access-log";
+import { ACCESS_FLUSH_ENTRIES } from "../../src/store/access-log";
 import { newMemory, type Memory } from "../../src/domain/memory";
 
 /**
- * Recall's access bumps are written behind (src/store/sqlite/access-log.ts): every read through the
+ * Recall's access bumps are written behind (src/store/access-log.ts): every read through the
  * store sees them at once, SQL sees them after a flush (timer, size, updateMemory, stats, close).
  */
 const dirs: string[] = [];

@@ -5,6 +5,7 @@ import type { Relation } from "../../domain/relation";
 import type { Stats } from "../../domain/stats";
 import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
 import { EmbeddingModelMismatch } from "../model-binding";
+import { AccessLog, type AccessBump, type AccessView } from "../access-log";
 import { connectClient, type RedisClient } from "./client";
 import { isRecordId, Keys } from "./keys";
 import { docHead, docJson, expiresMs, searchText, TEXT_FORM, toDoc, vectorBlob, vectorJson } from "./memory-doc";
@@ -13,6 +14,8 @@ import { jsonField, parseAggregate, parseSearch, type SearchReply } from "./repl
 import { RelationGraph } from "./relation-graph";
 import { SearchIndex } from "./schema";
 import { KnnPolicy } from "./knn-policy";
+import { MultiErrorReply } from "redis";
+import { log } from "../../log";
 import { RECORD_ACCESS, RELEASE_FREE_CALL, RESERVE_FREE_CALL, SOFT_DELETE, UPDATE_MEMORY } from "./scripts";
 
 export interface RedisStoreOptions {
@@ -41,6 +44,8 @@ export class RedisStore implements MemoryStore {
   private readonly index: SearchIndex;
   private readonly relations: RelationGraph;
   private readonly knnPolicy: KnnPolicy;
+  /** recall's access bumps, written behind in batches (../access-log.ts) */
+  private readonly accesses: AccessLog;
 
   private constructor(
     private readonly client: RedisClient,
@@ -49,6 +54,7 @@ export class RedisStore implements MemoryStore {
     this.index = new SearchIndex(client, keys);
     this.relations = new RelationGraph(client, keys);
     this.knnPolicy = new KnnPolicy(client, keys);
+    this.accesses = new AccessLog((bumps) => this.writeAccesses(bumps));
   }
 
   /** Connects, checks the search and JSON modules, and brings an existing index up to the current schema. */
@@ -106,7 +112,7 @@ export class RedisStore implements MemoryStore {
   private async ensureTextForm(): Promise<void> {
     const form = (await this.client.sendCommand(["HGET", this.keys.meta, "text_form"])) as string | null;
     if (form === TEXT_FORM) return;
-    for await (const page of this.walkDocuments<string>("$.m.content", true)) {
+    for await (const page of this.walkDocuments<string>("$.m.content")) {
       if (page.length === 0) continue;
       const pipeline = this.client.multi();
       for (const { key, value } of page) pipeline.addCommand(["JSON.SET", key, "$.text", JSON.stringify(searchText(value))]);
@@ -117,7 +123,7 @@ export class RedisStore implements MemoryStore {
 
   /** Sets every memory document's vector to null (not indexed, document still indexed). */
   private async clearVectors(): Promise<void> {
-    for await (const page of this.walkDocuments<unknown>("$.ix", true)) {
+    for await (const page of this.walkDocuments<unknown>("$.ix")) {
       if (page.length === 0) continue;
       const pipeline = this.client.multi();
       for (const { key } of page) pipeline.addCommand(["JSON.SET", key, "$.embedding", "null"]);
@@ -126,6 +132,7 @@ export class RedisStore implements MemoryStore {
   }
 
   async close(): Promise<void> {
+    await this.accesses.close();
     await this.client.close();
   }
 
@@ -173,6 +180,8 @@ export class RedisStore implements MemoryStore {
   async updateMemory(userId: string, update: { memory: Memory; embedding?: Float32Array; content_hash?: string; history?: HistoryEntry }): Promise<void> {
     const { memory, history } = update;
     if (!isRecordId(memory.id)) return;
+    // the record carries the access count read with its pending bumps: write those first, or they would count twice
+    await this.accesses.flush();
     const k = this.keys;
     await UPDATE_MEMORY.run(this.client, [k.memory(memory.id), k.out(memory.id), k.in(memory.id), k.history(memory.id)], [
       userId,
@@ -194,23 +203,24 @@ export class RedisStore implements MemoryStore {
     });
   }
 
-  /** The user's records by id (any state), read straight from the documents. */
+  /** The user's records by id (any state), read straight from the documents, with their pending access bumps. */
   private async records(userId: string, ids: string[]): Promise<Map<string, Memory>> {
     const unique = [...new Set(ids)].filter(isRecordId);
     if (unique.length === 0) return new Map();
+    const seen = this.accesses.view(); // just before the read is sent (AccessLog.view)
     const reply = (await this.client.sendCommand(["JSON.MGET", ...unique.map((id) => this.keys.memory(id)), MEMORY_PATH])) as (string | null)[];
     const found = new Map<string, Memory>();
     reply.forEach((text) => {
       const [memory] = text ? (JSON.parse(text) as Memory[]) : [];
-      if (memory && memory.user_id === userId) found.set(memory.id, memory);
+      if (memory && memory.user_id === userId) found.set(memory.id, seen(memory));
     });
     return found;
   }
 
   async findByContentHash(userId: string, namespace: string, contentHash: string, now: number): Promise<Memory | null> {
     const query = `${memoryFilterQuery(userId, { namespace }, now)} ${tagAnyOf("content_hash", [contentHash])}`;
-    const { rows } = await this.search(query, ["RETURN", "1", MEMORY_PATH, "SORTBY", "order", "ASC", "LIMIT", "0", "1"]);
-    return rows[0] ? jsonField<Memory>(rows[0], MEMORY_PATH) : null;
+    const { rows, seen } = await this.search(query, ["RETURN", "1", MEMORY_PATH, "SORTBY", "order", "ASC", "LIMIT", "0", "1"]);
+    return rows[0] ? seen(jsonField<Memory>(rows[0], MEMORY_PATH)) : null;
   }
 
   async softDelete(userId: string, ids: string[], now: number): Promise<void> {
@@ -220,18 +230,18 @@ export class RedisStore implements MemoryStore {
 
   async listMemories(userId: string, filter: MemoryFilter, page: Page, now: number): Promise<{ memories: Memory[]; total: number }> {
     const query = memoryFilterQuery(userId, filter, now);
-    const { total, rows } = await this.search(query, [
+    const { total, rows, seen } = await this.search(query, [
       "RETURN", "1", MEMORY_PATH, "SORTBY", "order", "DESC", "LIMIT", String(page.offset), String(page.limit),
     ]);
-    return { memories: rows.map((row) => jsonField<Memory>(row, MEMORY_PATH)), total };
+    return { memories: rows.map((row) => seen(jsonField<Memory>(row, MEMORY_PATH))), total };
   }
 
   async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<TextHit[]> {
     const text = textAnyOf(terms);
     if (text === null) return [];
     const query = `${text} ${memoryFilterQuery(userId, filter, now)}`;
-    const { rows } = await this.search(query, ["WITHSCORES", "SCORER", "BM25STD", "RETURN", "1", MEMORY_PATH, "LIMIT", "0", String(limit)], true);
-    return rows.map((row) => ({ memory: jsonField<Memory>(row, MEMORY_PATH), bm25: row.score ?? 0 }));
+    const { rows, seen } = await this.search(query, ["WITHSCORES", "SCORER", "BM25STD", "RETURN", "1", MEMORY_PATH, "LIMIT", "0", String(limit)], true);
+    return rows.map((row) => ({ memory: seen(jsonField<Memory>(row, MEMORY_PATH)), bm25: row.score ?? 0 }));
   }
 
   async countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number> {
@@ -245,12 +255,12 @@ export class RedisStore implements MemoryStore {
     // No SORTBY: a KNN query already yields exactly its k nearest, and sorting them here is free,
     // while `SORTBY dist` made RediSearch sort through its general sorter (measured at 100k in one
     // wallet: 4.6 → 1.3 ms per query).
-    const { rows } = await this.search(knnQuery(memoryFilterQuery(userId, filter, now), this.knnPolicy.hint(userId, filter)), [
+    const { rows, seen } = await this.search(knnQuery(memoryFilterQuery(userId, filter, now), this.knnPolicy.hint(userId, filter)), [
       "PARAMS", "4", "k", String(k), "vec", vectorBlob(vector),
       "RETURN", "2", MEMORY_PATH, "dist", "LIMIT", "0", String(k),
     ]);
     return rows
-      .map((row) => ({ memory: jsonField<Memory>(row, MEMORY_PATH), distance: Number(row.fields.get("dist")) }))
+      .map((row) => ({ memory: seen(jsonField<Memory>(row, MEMORY_PATH)), distance: Number(row.fields.get("dist")) }))
       .sort((a, b) => a.distance - b.distance)
       .map(({ memory, distance }) => ({ memory, similarity: 1 - distance }));
   }
@@ -275,9 +285,39 @@ export class RedisStore implements MemoryStore {
     return found;
   }
 
+  /**
+   * Written behind (../access-log.ts): every memory this store returns already carries the bump,
+   * and the counters reach the documents at the next flush (`writeAccesses`).
+   */
   async recordAccess(userId: string, ids: string[], now: number): Promise<void> {
-    const keys = [...new Set(ids)].filter(isRecordId).map((id) => this.keys.memory(id));
-    if (keys.length > 0) await RECORD_ACCESS.run(this.client, keys, [userId, iso(now)]);
+    const valid = ids.filter(isRecordId);
+    if (valid.length > 0) this.accesses.record(userId, valid, iso(now));
+  }
+
+  /**
+   * One pipeline: SCRIPT LOAD (so no EVALSHA of the batch can miss the script), then one
+   * RECORD_ACCESS per memory, each a single JSON write (one re-index). A script per memory rather
+   * than one for the batch: Redis serves other clients between them. Called by the access log right
+   * after it takes the batch, and queues every command before returning: reads sent later run after
+   * these writes on this connection, reads sent earlier still get the batch from their view.
+   * Resolves to the bumps whose script failed (kept for the next flush); rejects if the pipeline did.
+   */
+  private async writeAccesses(bumps: AccessBump[]): Promise<AccessBump[]> {
+    const pipeline = this.client.multi();
+    pipeline.addCommand(["SCRIPT", "LOAD", RECORD_ACCESS.source]);
+    for (const { id, userId, count, at } of bumps) {
+      pipeline.addCommand(["EVALSHA", RECORD_ACCESS.sha, "1", this.keys.memory(id), userId, String(count), at]);
+    }
+    try {
+      await pipeline.execAsPipeline();
+      return [];
+    } catch (error) {
+      if (!(error instanceof MultiErrorReply)) throw error;
+      const failed = error.errorIndexes.filter((i) => i > 0).map((i) => bumps[i - 1]!);
+      if (error.errorIndexes.includes(0)) throw error; // the script did not load: nothing ran
+      log.error(`[redis] access counts: ${failed.length} RECORD_ACCESS calls failed: ${error.replies[error.errorIndexes[0]!]}`);
+      return failed;
+    }
   }
 
   async history(userId: string, memoryId: string): Promise<HistoryEntry[]> {
@@ -316,6 +356,7 @@ export class RedisStore implements MemoryStore {
    * one count for the pinned, one GROUPBY each for types and namespaces.
    */
   async stats(userId: string, now: number): Promise<Stats> {
+    await this.accesses.flush(); // the aggregate below sums access_count in the index
     const active = memoryFilterQuery(userId, {}, now);
     const [totals, pinned_count, by_type, by_namespace] = await Promise.all([
       this.aggregate(active, [
@@ -372,8 +413,9 @@ export class RedisStore implements MemoryStore {
   async *scanAll(batchSize: number): AsyncIterable<{ user_id: string; memory: Memory }[]> {
     const seen = new Set<string>();
     let batch: { user_id: string; memory: Memory }[] = [];
-    for await (const memories of this.walkDocuments<Memory>(MEMORY_PATH)) {
-      for (const memory of memories) {
+    for await (const page of this.walkPages(MEMORY_PATH)) {
+      for (const { value } of page.values) {
+        const memory = page.seen(value as Memory);
         if (memory.deleted_at !== null || seen.has(memory.id)) continue;
         seen.add(memory.id);
         batch.push({ user_id: memory.user_id, memory });
@@ -388,16 +430,19 @@ export class RedisStore implements MemoryStore {
 
   async countAll(): Promise<number> {
     const seen = new Set<string>();
-    for await (const states of this.walkDocuments<{ user_id: string; deleted: string }>("$.ix", true)) {
+    for await (const states of this.walkDocuments<{ user_id: string; deleted: string }>("$.ix")) {
       for (const { key, value } of states) if (value.deleted !== YES) seen.add(key);
     }
     return seen.size;
   }
 
   /** The values at `path` of every memory document, a SCAN page at a time. */
-  private walkDocuments<T>(path: string): AsyncIterable<T[]>;
-  private walkDocuments<T>(path: string, withKeys: true): AsyncIterable<{ key: string; value: T }[]>;
-  private async *walkDocuments<T>(path: string, withKeys = false): AsyncIterable<(T | { key: string; value: T })[]> {
+  private async *walkDocuments<T>(path: string): AsyncIterable<{ key: string; value: T }[]> {
+    for await (const page of this.walkPages(path)) yield page.values as { key: string; value: T }[];
+  }
+
+  /** Like walkDocuments, with the access view taken as each page was read (for pages of records). */
+  private async *walkPages(path: string): AsyncIterable<{ values: { key: string; value: unknown }[]; seen: AccessView }> {
     let cursor = "0";
     do {
       const [next, found] = (await this.client.sendCommand([
@@ -406,21 +451,24 @@ export class RedisStore implements MemoryStore {
       cursor = next;
       const keys = found.filter((key) => this.keys.memoryIdOf(key) !== null);
       if (keys.length === 0) continue;
-      const values = (await this.client.sendCommand(["JSON.MGET", ...keys, path])) as (string | null)[];
-      const page: (T | { key: string; value: T })[] = [];
-      values.forEach((text, i) => {
-        const [value] = text ? (JSON.parse(text) as T[]) : [];
-        if (value !== undefined) page.push(withKeys ? { key: keys[i]!, value } : value);
+      const seen = this.accesses.view();
+      const texts = (await this.client.sendCommand(["JSON.MGET", ...keys, path])) as (string | null)[];
+      const values: { key: string; value: unknown }[] = [];
+      texts.forEach((text, i) => {
+        const [value] = text ? (JSON.parse(text) as unknown[]) : [];
+        if (value !== undefined) values.push({ key: keys[i]!, value });
       });
-      yield page;
+      yield { values, seen };
     } while (cursor !== "0");
   }
 
   // ---- RediSearch ------------------------------------------------------------------------
 
-  private async search(query: string, args: (string | Buffer)[], withScores = false): Promise<SearchReply> {
+  /** With `seen`: the access view taken just before the query was sent, for the records it returns. */
+  private async search(query: string, args: (string | Buffer)[], withScores = false): Promise<SearchReply & { seen: AccessView }> {
+    const seen = this.accesses.view();
     const reply = await this.client.sendCommand(["FT.SEARCH", this.keys.index, query, ...args, "DIALECT", "2"]);
-    return parseSearch(reply, withScores);
+    return { ...parseSearch(reply, withScores), seen };
   }
 
   private async aggregate(query: string, args: string[]): Promise<Map<string, string>[]> {

@@ -134,7 +134,10 @@ return n
 );
 
 /**
- * KEYS: memory documents. ARGV: user id, ISO time. Counts one access of each of the user's memories.
+ * KEYS: memory document. ARGV: user id, count, ISO time. Adds `count` accesses to the user's memory
+ * and keeps the later of its `accessed_at` and the given time; returns 1, or 0 if it is not the
+ * user's (or gone). RedisStore runs it from its access log's flush (../access-log.ts): one call per
+ * memory with a pending bump, all pipelined.
  *
  * Every JSON write makes RediSearch re-index the whole document, HNSW vector included (a delete and
  * an insert in the graph, ~0.3-0.5 ms at 100k vectors), whatever path it changed. So both fields
@@ -144,18 +147,19 @@ return n
 export const RECORD_ACCESS = new Script(
   "record_access",
   `
-local at = cjson.encode(ARGV[2])
-for _, key in ipairs(KEYS) do
-  if owned(key, ARGV[1]) then
-    local count = tonumber(redis.call('JSON.GET', key, '.m.access_count')) + 1
-    local merged = redis.pcall('JSON.MERGE', key, '$.m', '{"access_count":' .. string.format('%d', count) .. ',"accessed_at":' .. at .. '}')
-    if type(merged) == 'table' and merged.err then
-      redis.call('JSON.NUMINCRBY', key, '$.m.access_count', 1)
-      redis.call('JSON.SET', key, '$.m.accessed_at', at)
-    end
-  end
+local key = KEYS[1]
+if not owned(key, ARGV[1]) then return 0 end
+local count = tonumber(redis.call('JSON.GET', key, '.m.access_count')) + tonumber(ARGV[2])
+local at = ARGV[3]
+local previous = cjson.decode(redis.call('JSON.GET', key, '.m.accessed_at'))
+if type(previous) == 'string' and previous > at then at = previous end
+at = cjson.encode(at)
+local merged = redis.pcall('JSON.MERGE', key, '$.m', '{"access_count":' .. string.format('%d', count) .. ',"accessed_at":' .. at .. '}')
+if type(merged) == 'table' and merged.err then
+  redis.call('JSON.SET', key, '$.m.access_count', string.format('%d', count))
+  redis.call('JSON.SET', key, '$.m.accessed_at', at)
 end
-return 0
+return 1
 `,
 );
 

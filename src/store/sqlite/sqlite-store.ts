@@ -9,7 +9,7 @@ import { EmbeddingModelMismatch } from "../model-binding";
 import { migrate } from "./schema";
 import { memoryWhere } from "./filter-sql";
 import { VectorIndex, type VectorIndexOptions } from "./vector-index";
-import { AccessLog } from "./access-log";
+import { AccessLog } from "../access-log";
 import { indexTerms } from "../../domain/text";
 
 interface MemoryRow {
@@ -85,7 +85,7 @@ export class SqliteStore implements MemoryStore {
   readonly engine = "sqlite" as const;
   private readonly db: Database;
   private readonly vectors: VectorIndex;
-  /** recall's access bumps, written behind in batches (access-log.ts) */
+  /** recall's access bumps, written behind in batches (../access-log.ts) */
   private readonly accesses: AccessLog;
   private readonly walletUsers = new Map<string, string>();
   private readonly pruneTimer: ReturnType<typeof setInterval>;
@@ -134,8 +134,9 @@ export class SqliteStore implements MemoryStore {
 
   async close(): Promise<void> {
     clearInterval(this.pruneTimer);
-    this.accesses.flush();
+    const flushed = this.accesses.close(); // the write itself runs before this returns
     this.db.close();
+    await flushed;
   }
 
   private metaGet(key: string): string | null {
@@ -223,7 +224,7 @@ export class SqliteStore implements MemoryStore {
   async updateMemory(userId: string, update: { memory: Memory; embedding?: Float32Array; content_hash?: string; history?: HistoryEntry }): Promise<void> {
     const { memory: m, history } = update;
     // the record carries the access count read with its pending bumps: write those first, or they would count twice
-    this.accesses.flush();
+    this.accesses.flushSync();
     this.db.transaction(() => {
       const row = this.db.query("select rowid, embedding, content_hash from memories where id = ? and user_id = ?").get(m.id, userId) as
         | { rowid: number; embedding: Uint8Array; content_hash: string }
@@ -408,7 +409,7 @@ export class SqliteStore implements MemoryStore {
     return new Map(rows.map((r) => [r.id, asVector(r.embedding)]));
   }
 
-  /** Written behind (access-log.ts): every read of this store already sees the bump. */
+  /** Written behind (../access-log.ts): every read of this store already sees the bump. */
   async recordAccess(userId: string, ids: string[], now: number): Promise<void> {
     if (ids.length > 0) this.accesses.record(userId, ids, new Date(now).toISOString());
   }
@@ -466,7 +467,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async stats(userId: string, now: number): Promise<Stats> {
-    this.accesses.flush(); // the totals below read access_count in SQL
+    this.accesses.flushSync(); // the totals below read access_count in SQL
     const where = memoryWhere(userId, {}, now);
     const totals = this.db
       .query(

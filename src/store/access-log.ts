@@ -1,0 +1,219 @@
+import type { Memory } from "../domain/memory";
+import { log } from "../log";
+
+/** Pending access bumps are written at most this long after the recall that made them. */
+export const ACCESS_FLUSH_MS = 250;
+/** …or as soon as this many memories have a pending bump (bounds memory and the batch). */
+export const ACCESS_FLUSH_ENTRIES = 5_000;
+
+export interface AccessBump {
+  id: string;
+  userId: string;
+  count: number;
+  /** the latest access, ISO */
+  at: string;
+}
+
+/**
+ * Writes a batch of bumps. Returning (or resolving to) some of them says those were not written:
+ * they are kept for the next flush; throwing says none was.
+ */
+export type AccessWriter = (bumps: AccessBump[]) => void | AccessBump[] | Promise<void | AccessBump[]>;
+
+/** The bumps recorded between two flushes; `next` is the generation that replaced it. */
+interface Generation {
+  bumps: Map<string, AccessBump>;
+  next: Generation | null;
+}
+
+/** Adds a memory's bumps not yet visible in what was read (see `AccessLog.view`). */
+export type AccessView = (memory: Memory) => Memory;
+
+const keyOf = (userId: string, id: string) => `${userId}/${id}`;
+
+/**
+ * Access bumps (access_count + n, accessed_at = the latest access) written behind in batches, for
+ * both engines: a recall used to write its own counters (a SQLite transaction; on Redis a JSON write
+ * per memory, each re-indexing the whole document); now the bumps of every recall within
+ * ACCESS_FLUSH_MS are written together (one SQLite transaction; one Redis pipeline).
+ *
+ * Reads see pending bumps: the store passes every memory it returns through `overlay` (or a `view`
+ * taken just before its read was sent, for a store whose reads are asynchronous), and flushes first
+ * where the engine itself reads the counters (stats, and updateMemory, whose record carries the
+ * overlaid count). A clean stop flushes (`close`). A crash (kill -9, power loss) loses at most the
+ * bumps of the last ACCESS_FLUSH_MS (and never more than ACCESS_FLUSH_ENTRIES memories' worth):
+ * access counts only, never a memory or an acknowledged write. A failed write keeps its bumps for
+ * the next flush and says so in the log.
+ */
+export class AccessLog {
+  private current: Generation = { bumps: new Map(), next: null };
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  /** the write under way (settles, never rejects); writes run one at a time, in order */
+  private writing: Promise<void> | null = null;
+  private closed = false;
+
+  /** keyed by user id and memory id: a bump only ever applies to the wallet's own memory */
+  constructor(private readonly write: AccessWriter) {}
+
+  /** Memories with a bump not yet handed to the writer. */
+  get size(): number {
+    return this.current.bumps.size;
+  }
+
+  record(userId: string, ids: string[], at: string): void {
+    if (this.closed) return;
+    for (const id of new Set(ids)) {
+      const key = keyOf(userId, id);
+      const bump = this.current.bumps.get(key);
+      if (!bump) this.current.bumps.set(key, { id, userId, count: 1, at });
+      else {
+        bump.count++;
+        if (at > bump.at) bump.at = at;
+      }
+    }
+    if (this.size >= ACCESS_FLUSH_ENTRIES) this.flushInBackground();
+    else this.schedule();
+  }
+
+  /** The memory as it will be once its pending bumps are written (the same object when none). */
+  overlay(memory: Memory): Memory {
+    return this.view()(memory);
+  }
+
+  /**
+   * For a read sent right after this call (same tick, same connection as the writer's): adds the
+   * bumps pending now and any recorded later, including those a flush hands to the writer in the
+   * meantime, whose write the engine runs after this read. A failed write moves its bumps to the
+   * current generation, where the view still finds them once.
+   */
+  view(): AccessView {
+    const from = this.current;
+    return (memory) => {
+      const key = keyOf(memory.user_id, memory.id);
+      for (let generation: Generation | null = from; generation; generation = generation.next) {
+        const bump = generation.bumps.get(key);
+        if (!bump) continue;
+        memory.access_count += bump.count;
+        if (bump.at > memory.accessed_at) memory.accessed_at = bump.at;
+      }
+      return memory;
+    };
+  }
+
+  /**
+   * Writes every pending bump now, after any write under way: once it resolves, every bump recorded
+   * before the call is written. A synchronous writer has run when this returns. Rejects (after
+   * keeping the bumps for the next flush and logging) when the write failed.
+   */
+  async flush(): Promise<void> {
+    this.clearTimer();
+    while (this.writing) await this.writing;
+    const batch = this.take();
+    if (!batch) return;
+    const bumps = [...batch.bumps.values()];
+    // the writer is called synchronously here (right after the swap): see `view`
+    const written = (async () => this.write(bumps))();
+    const settled = written.then(
+      () => {},
+      () => {},
+    );
+    this.writing = settled;
+    try {
+      const unwritten = await written;
+      this.keepUnwritten(batch, bumps, unwritten);
+    } catch (error) {
+      this.keepFailed(batch, bumps, error);
+      throw error;
+    } finally {
+      if (this.writing === settled) this.writing = null;
+    }
+  }
+
+  /**
+   * `flush` for a synchronous writer (sqlite), with no await before the write: the caller's next
+   * statement sees it. Throws (after keeping the bumps for the next flush and logging) when it failed.
+   */
+  flushSync(): void {
+    this.clearTimer();
+    if (this.writing) throw new Error("AccessLog.flushSync: an asynchronous write is under way");
+    const batch = this.take();
+    if (!batch) return;
+    const bumps = [...batch.bumps.values()];
+    let unwritten: ReturnType<AccessWriter>;
+    try {
+      unwritten = this.write(bumps);
+      if (unwritten instanceof Promise) throw new Error("AccessLog.flushSync needs a synchronous writer");
+    } catch (error) {
+      this.keepFailed(batch, bumps, error);
+      throw error;
+    }
+    this.keepUnwritten(batch, bumps, unwritten);
+  }
+
+  /** Hands the current generation over for writing and opens the next; null when nothing is pending. */
+  private take(): Generation | null {
+    if (this.size === 0) return null;
+    const batch = this.current;
+    this.current = { bumps: new Map(), next: null };
+    batch.next = this.current;
+    return batch;
+  }
+
+  private keepUnwritten(batch: Generation, bumps: AccessBump[], unwritten: void | AccessBump[]): void {
+    if (Array.isArray(unwritten) && unwritten.length > 0) {
+      this.keep(batch, unwritten, `${unwritten.length} of ${bumps.length} memories' access bumps were not written`);
+    }
+  }
+
+  private keepFailed(batch: Generation, bumps: AccessBump[], error: unknown): void {
+    this.keep(batch, bumps, `writing ${bumps.length} memories' access bumps failed (${error instanceof Error ? error.message : error})`);
+  }
+
+  /**
+   * Stops the timer and writes what is pending; later bumps are ignored. Never rejects: a failure is
+   * logged. A synchronous writer has run when this returns (the store may close its database next).
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    try {
+      await this.flush();
+    } catch {
+      // flush logged the failure
+    } finally {
+      this.clearTimer();
+      if (this.size > 0) log.error(`[engram] access counts: ${this.size} memories' access bumps lost at close`);
+      this.current.bumps.clear();
+    }
+  }
+
+  /** Puts bumps the writer did not write back into the current generation (one view still counts them once). */
+  private keep(batch: Generation, bumps: AccessBump[], reason: string): void {
+    for (const bump of bumps) {
+      batch.bumps.delete(keyOf(bump.userId, bump.id));
+      const key = keyOf(bump.userId, bump.id);
+      const pending = this.current.bumps.get(key);
+      if (!pending) this.current.bumps.set(key, { ...bump });
+      else {
+        pending.count += bump.count;
+        if (bump.at > pending.at) pending.at = bump.at;
+      }
+    }
+    log.error(`[engram] access counts: ${reason}; kept for the next flush`);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.closed || this.timer || this.size === 0) return;
+    this.timer = setTimeout(() => this.flushInBackground(), ACCESS_FLUSH_MS);
+    this.timer.unref?.();
+  }
+
+  private flushInBackground(): void {
+    this.flush().catch(() => {}); // logged, and the bumps kept, by flush
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}

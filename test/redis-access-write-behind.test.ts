@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createClient } from "redis";
+import { ENGINES } from "./helpers/engines";
+import { RedisStore } from "../src/store/redis/redis-store";
+import { newMemory, type Memory } from "../src/domain/memory";
+
+/**
+ * The redis engine's access bumps are written behind (src/store/access-log.ts), as sqlite's are
+ * (test/unit/access-write-behind.test.ts): every read through the store sees them at once, the
+ * documents get them at the next flush (timer, size, updateMemory, stats, close), one JSON write
+ * per memory however many recalls returned it. Needs REDIS_URL (a Redis Stack); skipped otherwise.
+ */
+const REDIS_URL = process.env.REDIS_URL;
+const REDIS_REACHABLE = ENGINES.some((engine) => engine.name === "redis");
+
+const at = "2026-01-01T00:00:00.000Z";
+const t1 = Date.parse("2026-01-02T00:00:00.000Z");
+const t2 = Date.parse("2026-01-03T00:00:00.000Z");
+const iso = (ms: number) => new Date(ms).toISOString();
+
+type Raw = ReturnType<typeof rawClient>;
+function rawClient() {
+  return createClient({ url: REDIS_URL, RESP: 2 });
+}
+
+/** The commands the store sends in pipelines / transactions; `failNext` makes the next pipeline fail as a lost connection would. */
+interface Spy {
+  sent: string[][];
+  failNext: boolean;
+}
+
+describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", () => {
+  const prefix = `engram-test:access-${crypto.randomUUID().slice(0, 8)}:`;
+  let raw: Raw;
+  const stores: RedisStore[] = [];
+
+  beforeAll(async () => {
+    raw = rawClient();
+    await raw.connect();
+  });
+
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    await raw.sendCommand(["FT.DROPINDEX", `${prefix}idx:memories`]).catch(() => {});
+    let cursor = "0";
+    do {
+      const [next, keys] = (await raw.sendCommand(["SCAN", cursor, "MATCH", `${prefix}*`, "COUNT", "1000"])) as [string, string[]];
+      cursor = next;
+      if (keys.length > 0) await raw.sendCommand(["DEL", ...keys]);
+    } while (cursor !== "0");
+    await raw.close();
+  });
+
+  async function open(): Promise<{ store: RedisStore; spy: Spy }> {
+    const store = await RedisStore.connect(REDIS_URL!, { keyPrefix: prefix });
+    stores.push(store);
+    await store.bindEmbeddingModel({ id: "test", dimension: 4 });
+    const spy: Spy = { sent: [], failNext: false };
+    const client = (store as unknown as { client: { multi: () => unknown } }).client;
+    const multi = client.multi.bind(client);
+    client.multi = () => {
+      const pipeline = multi() as { addCommand(args: string[]): unknown; execAsPipeline(): Promise<unknown> };
+      const add = pipeline.addCommand.bind(pipeline);
+      const exec = pipeline.execAsPipeline.bind(pipeline);
+      pipeline.addCommand = (args) => {
+        spy.sent.push(args);
+        return add(args);
+      };
+      pipeline.execAsPipeline = () => {
+        if (!spy.failNext) return exec();
+        spy.failNext = false;
+        return Promise.reject(new Error("connection lost (test)"));
+      };
+      return pipeline;
+    };
+    return { store, spy };
+  }
+
+  /** The counters in the document itself. */
+  async function committed(id: string): Promise<{ access_count: number; accessed_at: string }> {
+    const text = (await raw.sendCommand(["JSON.GET", `${prefix}mem:${id}`, "$.m"])) as string;
+    const [m] = JSON.parse(text) as Memory[];
+    return { access_count: m!.access_count, accessed_at: m!.accessed_at };
+  }
+
+  async function seed(store: RedisStore, user: string, n: number): Promise<Memory[]> {
+    const memories = Array.from({ length: n }, (_, i) => newMemory({ user_id: user, content: `memory number ${i}` }, at));
+    await store.insertMemories(memories.map((m) => ({ memory: m, embedding: new Float32Array([1, 0, 0, 0]), content_hash: m.id })));
+    return memories;
+  }
+
+  const accessWrites = (spy: Spy) => spy.sent.filter((args) => args[0] === "EVALSHA");
+
+  test("reads see pending bumps at once; several recalls of a memory become one write; close flushes", async () => {
+    const { store, spy } = await open();
+    const user = crypto.randomUUID();
+    const [a, b] = await seed(store, user, 2);
+    await store.recordAccess(user, [a!.id, b!.id], t1);
+    await store.recordAccess(user, [a!.id], t2);
+    await store.recordAccess(crypto.randomUUID(), [b!.id], t2); // another wallet's id: no effect
+    const [ra, rb] = await store.getMemories(user, [a!.id, b!.id], t2);
+    expect([ra!.access_count, ra!.accessed_at, rb!.access_count, rb!.accessed_at]).toEqual([2, iso(t2), 1, iso(t1)]);
+    const listed = await store.listMemories(user, {}, { limit: 10, offset: 0 }, t2);
+    expect(listed.memories.map((m) => m.access_count).sort()).toEqual([1, 2]);
+    const hits = await store.nearest(user, new Float32Array([1, 0, 0, 0]), {}, 2, t2);
+    expect(hits.map((h) => h.memory.access_count).sort()).toEqual([1, 2]);
+    const text = await store.searchText(user, ["memori"], {}, 10, t2);
+    expect(text.map((h) => h.memory.access_count).sort()).toEqual([1, 2]);
+    const walked = [];
+    for await (const batch of store.scanAll(100)) walked.push(...batch.filter((x) => x.user_id === user).map((x) => x.memory.access_count));
+    expect(walked.sort()).toEqual([1, 2]);
+    expect((await committed(a!.id)).access_count).toBe(0); // still pending: no write per recall
+    expect(accessWrites(spy)).toHaveLength(0);
+
+    await store.close(); // a clean stop flushes
+    stores.splice(stores.indexOf(store), 1);
+    expect(await committed(a!.id)).toEqual({ access_count: 2, accessed_at: iso(t2) });
+    expect(await committed(b!.id)).toEqual({ access_count: 1, accessed_at: iso(t1) });
+    // one pipeline: the script load, then one call per memory (a's two recalls as one count of 2) and one for the stranger's bump
+    const writes = accessWrites(spy);
+    expect(writes).toHaveLength(3);
+    expect(writes.filter((args) => args[4] === user).map((args) => args.slice(3).join(" ")).sort()).toEqual(
+      [`${prefix}mem:${a!.id} ${user} 2 ${iso(t2)}`, `${prefix}mem:${b!.id} ${user} 1 ${iso(t1)}`].sort(),
+    );
+    const reopened = (await open()).store;
+    expect((await reopened.getMemories(user, [a!.id], t2))[0]!.access_count).toBe(2);
+  });
+
+  test("an update of a memory with pending bumps counts them once; stats see them", async () => {
+    const { store } = await open();
+    const user = crypto.randomUUID();
+    const [a, b] = await seed(store, user, 2);
+    await store.recordAccess(user, [a!.id], t1);
+    const read = (await store.getMemories(user, [a!.id], t1))[0]!;
+    expect(read.access_count).toBe(1);
+    await store.updateMemory(user, { memory: { ...read, importance: 0.9, updated_at: iso(t1) } });
+    expect((await committed(a!.id)).access_count).toBe(1);
+    expect((await store.getMemories(user, [a!.id], t1))[0]!.access_count).toBe(1);
+    await store.recordAccess(user, [a!.id], t2);
+    const stats = await store.stats(user, t2);
+    expect([stats.total_accesses, stats.never_accessed]).toEqual([2, 1]);
+    expect((await committed(a!.id)).access_count).toBe(2);
+    expect((await committed(b!.id)).access_count).toBe(0);
+  });
+
+  test("a read sent before a flush still counts the bumps that flush writes, once", async () => {
+    const { store } = await open();
+    const user = crypto.randomUUID();
+    const [a] = await seed(store, user, 1);
+    await store.recordAccess(user, [a!.id], t1);
+    const before = store.getMemories(user, [a!.id], t1); // queued ahead of the flush's writes
+    const stats = store.stats(user, t1); // flushes
+    expect((await before)[0]!.access_count).toBe(1);
+    expect((await stats).total_accesses).toBe(1);
+    expect((await store.getMemories(user, [a!.id], t1))[0]!.access_count).toBe(1);
+  });
+
+  test("a failed flush keeps its bumps for the next one", async () => {
+    const { store, spy } = await open();
+    const user = crypto.randomUUID();
+    const [a] = await seed(store, user, 1);
+    await store.recordAccess(user, [a!.id], t1);
+    spy.failNext = true;
+    await expect(store.stats(user, t1)).rejects.toThrow("connection lost (test)");
+    expect((await committed(a!.id)).access_count).toBe(0);
+    expect((await store.getMemories(user, [a!.id], t1))[0]!.access_count).toBe(1);
+    await store.recordAccess(user, [a!.id], t2);
+    expect((await store.stats(user, t2)).total_accesses).toBe(2);
+    expect(await committed(a!.id)).toEqual({ access_count: 2, accessed_at: iso(t2) });
+  });
+
+  test("pending bumps are written within the flush interval without any other call", async () => {
+    const { store } = await open();
+    const user = crypto.randomUUID();
+    const [a] = await seed(store, user, 1);
+    await store.recordAccess(user, [a!.id], t1);
+    for (let i = 0; i < 100 && (await committed(a!.id)).access_count === 0; i++) await Bun.sleep(50);
+    expect((await committed(a!.id)).access_count).toBe(1);
+  });
+});
