@@ -30,7 +30,7 @@
  */
 import { parseArgs } from "node:util";
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
@@ -148,6 +148,7 @@ if (engineName !== "sqlite" && engineName !== "redis") throw new Error(`--engine
 const cacheDir = resolve(args["cache-dir"] ?? process.env.MODEL_CACHE_DIR ?? join(import.meta.dir, "../../.cache/models"));
 const ownDataDir = !args["data-dir"];
 const dataDir = args["data-dir"] ? resolve(args["data-dir"]) : mkdtempSync(join(tmpdir(), "engram-bench-"));
+mkdirSync(dataDir, { recursive: true }); // a new --data-dir is created, as the service does
 
 /** The store, wrapped so every call can be timed; `timings` collects per-method histograms while on. */
 const timings = new Map<string, Histogram>();
