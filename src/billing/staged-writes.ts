@@ -176,10 +176,12 @@ export class StagingStore implements MemoryStore {
     return set ? { ...result, memories: set.overlay(result.memories, (m) => m, now, filter.include_deleted) } : result;
   }
 
-  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<TextHit[]> {
+  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: Float32Array): Promise<TextHit[]> {
     const set = this.staged();
-    const hits = await this.inner.searchText(userId, terms, filter, limit, now);
-    return set ? set.overlay(hits, (h) => h.memory, now) : hits;
+    const hits = await this.inner.searchText(userId, terms, filter, limit, now, vector);
+    if (!set) return hits;
+    // a staged version may carry a new embedding: its cosine is read again (embeddings above)
+    return set.overlay(hits, (h) => h.memory, now).map((h) => (set.memories.has(h.memory.id) ? { memory: h.memory, bm25: h.bm25 } : h));
   }
 
   countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number> {

@@ -59,9 +59,10 @@ export class Recall {
     const terms = queryTerms(request.query);
     const [near, textHits] = await Promise.all([
       this.store.nearest(userId, queryVector, request.filter, k, now),
-      this.store.searchText(userId, terms, request.filter, k, now),
+      this.store.searchText(userId, terms, request.filter, k, now, queryVector),
     ]);
     const cosines = new Map(near.map((h) => [h.memory.id, h.similarity]));
+    for (const h of textHits) if (h.similarity !== undefined && !cosines.has(h.memory.id)) cosines.set(h.memory.id, h.similarity);
     const candidates = new Map<string, Memory>([...near, ...textHits].map((h) => [h.memory.id, h.memory]));
     const textOnly = textHits.map((h) => h.memory.id).filter((id) => !cosines.has(id));
     for (const [id, vector] of await this.store.embeddings(userId, textOnly)) cosines.set(id, cosine(queryVector, vector));

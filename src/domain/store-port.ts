@@ -39,6 +39,8 @@ export interface TextHit {
   memory: Memory;
   /** BM25 relevance, higher is better (engine-specific scale) */
   bm25: number;
+  /** cosine similarity to the `vector` searchText was given, when the engine had the embedding at hand */
+  similarity?: number;
 }
 
 export interface VectorHit {
@@ -72,8 +74,12 @@ export interface MemoryStore {
   findByContentHash(userId: string, namespace: string, contentHash: string, now: number): Promise<Memory | null>;
   softDelete(userId: string, ids: string[], now: number): Promise<void>;
   listMemories(userId: string, filter: MemoryFilter, page: Page, now: number): Promise<{ memories: Memory[]; total: number }>;
-  /** The best `limit` BM25 hits over content for any of `terms` (plain words, never query syntax). */
-  searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<TextHit[]>;
+  /**
+   * The best `limit` BM25 hits over content for any of `terms` (plain words, never query syntax).
+   * With `vector`, an engine that holds the hits' embeddings anyway adds their cosine to it
+   * (recall then skips reading them with `embeddings`).
+   */
+  searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: Float32Array): Promise<TextHit[]>;
   /** How many memories searchText could return (a separate call: recall does not pay for counting). */
   countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number>;
   /** k nearest by cosine, filters applied inside the query. */

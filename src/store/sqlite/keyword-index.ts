@@ -14,6 +14,8 @@ export const keywordIndexCounters = {
 export interface KeywordHit {
   rowid: number;
   score: number;
+  /** cosine to the query vector, when the search was given one and the row has a vector */
+  similarity?: number;
 }
 
 // FTS5's bm25() constants (ext/fts5/fts5_aux.c).

@@ -319,18 +319,19 @@ export class SqliteStore implements MemoryStore {
    * cache (keyword-index.ts, with per-wallet statistics and every filter applied while scoring);
    * inside a transaction and in the few cases it cannot answer, by FTS5 below (fast path, then slow path).
    */
-  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<TextHit[]> {
+  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: Float32Array): Promise<TextHit[]> {
     if (terms.length === 0 || limit <= 0) return [];
-    const hits = this.vectors.keywordSearch(userId, terms, filter, limit, now);
+    const hits = this.vectors.keywordSearch(userId, terms, filter, limit, now, vector);
     if (hits) {
       if (hits.length === 0) return [];
       const rows = this.db
         .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid in (${marks(hits.length)}) and +m.user_id = ?`)
         .all(...hits.map((h) => h.rowid), userId) as MemoryRow[];
       const byRowid = new Map(rows.map((r) => [r.rowid, r]));
-      return hits.flatMap(({ rowid, score }) => {
+      return hits.flatMap(({ rowid, score, similarity }) => {
         const row = byRowid.get(rowid);
-        return row ? [{ memory: this.toMemory(row), bm25: score }] : [];
+        if (!row) return [];
+        return [similarity === undefined ? { memory: this.toMemory(row), bm25: score } : { memory: this.toMemory(row), bm25: score, similarity }];
       });
     }
     return this.searchTextFts(userId, terms, filter, limit, now);

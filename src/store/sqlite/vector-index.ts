@@ -213,11 +213,18 @@ export class VectorIndex {
    * (same rule as vectors), for include_deleted or unparsable filter dates, or when a term is not
    * exactly one word (FTS5 would match it as a phrase).
    */
-  keywordSearch(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): KeywordHit[] | null {
+  keywordSearch(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: Float32Array): KeywordHit[] | null {
     const query = this.keywordQuery(userId, terms, filter, now);
     if (!query) return null;
     const { user, tokens, accept } = query;
-    return accept ? user.keywords.search(tokens, user.size, user.rowidsView(), accept, limit) : [];
+    if (!accept) return [];
+    const hits = user.keywords.search(tokens, user.size, user.rowidsView(), accept, limit);
+    // the cached vectors are at hand: recall needs these cosines and would otherwise read the embeddings from SQLite
+    if (vector && vector.length === this.dimension) {
+      const q = unit(vector);
+      for (const hit of hits) hit.similarity = user.similarity(q, hit.rowid);
+    }
+    return hits;
   }
 
   /**
@@ -729,6 +736,12 @@ class UserVectors {
       }
       return true;
     };
+  }
+
+  /** Cosine of the unit `query` with the row's vector; undefined when the row has none. */
+  similarity(query: Float64Array, rowid: number): number | undefined {
+    const slot = this.slotOf.get(rowid);
+    return slot !== undefined && this.hasVector[slot] === 1 ? this.exact(query, slot) : undefined;
   }
 
   private exact(query: Float64Array, slot: number): number {
