@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClient } from "redis";
-import { ENGINES } from "./helpers/engines";
+import { dropPrefix, ENGINES } from "./helpers/engines";
 import { RedisStore } from "../src/store/redis/redis-store";
 import { newMemory, type Memory } from "../src/domain/memory";
 
@@ -41,13 +41,7 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", 
 
   afterAll(async () => {
     for (const store of stores) await store.close();
-    await raw.sendCommand(["FT.DROPINDEX", `${prefix}idx:memories`]).catch(() => {});
-    let cursor = "0";
-    do {
-      const [next, keys] = (await raw.sendCommand(["SCAN", cursor, "MATCH", `${prefix}*`, "COUNT", "1000"])) as [string, string[]];
-      cursor = next;
-      if (keys.length > 0) await raw.sendCommand(["DEL", ...keys]);
-    } while (cursor !== "0");
+    await dropPrefix(REDIS_URL!, prefix);
     await raw.close();
   });
 

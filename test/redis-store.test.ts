@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ENGINES } from "./helpers/engines";
+import { dropPrefix, ENGINES } from "./helpers/engines";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,16 +24,6 @@ const MODEL = { id: "test-model", dimension: DIM };
 type Raw = ReturnType<typeof rawClient>;
 function rawClient() {
   return createClient({ url: REDIS_URL, RESP: 2 });
-}
-
-async function dropPrefix(raw: Raw, prefix: string): Promise<void> {
-  await raw.sendCommand(["FT.DROPINDEX", `${prefix}idx:memories`]).catch(() => {});
-  let cursor = "0";
-  do {
-    const [next, keys] = (await raw.sendCommand(["SCAN", cursor, "MATCH", `${prefix}*`, "COUNT", "1000"])) as [string, string[]];
-    cursor = next;
-    if (keys.length > 0) await raw.sendCommand(["DEL", ...keys]);
-  } while (cursor !== "0");
 }
 
 let seed = 7;
@@ -108,7 +98,7 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     await redis?.close();
     await sqlite?.close();
     if (raw) {
-      for (const p of [prefix, `${prefix}rebind:`]) await dropPrefix(raw, p);
+      for (const p of [prefix, `${prefix}rebind:`]) await dropPrefix(REDIS_URL!, p);
       await raw.close();
     }
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });

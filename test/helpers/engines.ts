@@ -46,7 +46,7 @@ async function checkModules(client: RedisClient): Promise<void> {
 }
 
 /** Removes everything a test store left under its prefix: keys and search indexes. */
-async function dropPrefix(url: string, keyPrefix: string): Promise<void> {
+export async function dropPrefix(url: string, keyPrefix: string): Promise<void> {
   const client = await connectProbe(url);
   try {
     const indexes = (await client.sendCommand(["FT._LIST"])) as unknown;
