@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "redis";
 import { newMemory, type Memory } from "../src/domain/memory";
-import { contentHash, queryTerms } from "../src/domain/text";
+import { contentHash, cosine, queryTerms } from "../src/domain/text";
 import type { MemoryFilter, MemoryStore, StoredMemory } from "../src/domain/store-port";
 import { EmbeddingModelMismatch } from "../src/store/model-binding";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store";
@@ -297,6 +297,20 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     expect(await redis.freeCallsUsed(`0x${"0".repeat(40)}`)).toBe(0);
   });
 
+  test("keyword hits carry the cosine to the query vector, equal to the stored embedding's; none without a vector or with another size", async () => {
+    const user = crypto.randomUUID();
+    const items = ["the deploy runs on friday", "friday lunch with the team", "nothing in common"].map((content) => stored(memory(user, { content })));
+    await redis.insertMemories(items);
+    const query = unit();
+    const now = Date.now();
+    const hits = await redis.searchText(user, ["friday"], {}, 10, now, query);
+    expect(hits.map((h) => h.memory.content).sort()).toEqual(["friday lunch with the team", "the deploy runs on friday"]);
+    const vectors = await redis.embeddings(user, hits.map((h) => h.memory.id));
+    for (const hit of hits) expect(hit.similarity).toBe(cosine(query, vectors.get(hit.memory.id)!));
+    expect((await redis.searchText(user, ["friday"], {}, 10, now)).every((h) => h.similarity === undefined)).toBe(true);
+    expect((await redis.searchText(user, ["friday"], {}, 10, now, new Float32Array([1, 2]))).every((h) => h.similarity === undefined)).toBe(true);
+  });
+
   test("model binding: same model is a no-op, another one throws unless forced; forcing rebuilds the index and keeps the documents", async () => {
     const p = `${prefix}rebind:`;
     let store = await RedisStore.connect(REDIS_URL!, { keyPrefix: p });
@@ -321,6 +335,7 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     expect((await store.listMemories(user, {}, { limit: 10, offset: 0 }, Date.now())).total).toBe(4);
     expect((await store.listMemories(user, { include_deleted: true }, { limit: 10, offset: 0 }, Date.now())).total).toBe(5);
     expect(await store.countText(user, ["doc"], {}, Date.now())).toBe(4);
+    expect((await store.searchText(user, ["doc"], {}, 10, Date.now(), Float32Array.from({ length: 16 }, () => 0.25))).map((h) => h.similarity)).toEqual([undefined, undefined, undefined, undefined]);
     expect(await store.nearest(user, Float32Array.from({ length: 16 }, () => 0.25), {}, 10, Date.now())).toEqual([]);
     expect((await store.embeddings(user, [items[1]!.memory.id])).size).toBe(0);
     const walked = [];

