@@ -256,15 +256,19 @@ describe("keys and documents (no server)", () => {
 });
 
 describe("KNN hybrid policy (no server)", () => {
-  /** A client that answers FT.INFO and the per-wallet namespace counts from fixed numbers. */
+  /** A client that answers FT.INFO and the wallet (and wallet + namespace) counts from fixed numbers. */
   function fakeClient(indexSize: number, namespaces: Record<string, number>) {
     const calls: string[] = [];
     const client = {
       sendCommand: async (args: string[]) => {
         calls.push(args[0]!);
         if (args[0] === "FT.INFO") return ["index_name", "x", "num_docs", String(indexSize)];
-        if (args[0] === "FT.AGGREGATE") return [Object.keys(namespaces).length, ...Object.entries(namespaces).map(([ns, n]) => ["namespace", tagForm(ns), "n", String(n)])];
-        throw new Error(`unexpected ${args[0]}`);
+        if (args[0] === "FT.SEARCH" && args.slice(3, 6).join(" ") === "LIMIT 0 0") {
+          const ns = /@namespace:\{(.*)\}$/.exec(args[2]!)?.[1];
+          const counts = Object.entries(namespaces).filter(([name]) => ns === undefined || escapeTagValue(tagForm(name)) === ns);
+          return [counts.reduce((sum, [, n]) => sum + n, 0)];
+        }
+        throw new Error(`unexpected ${args.join(" ")}`);
       },
     };
     return { client: client as unknown as ConstructorParameters<typeof KnnPolicy>[0], calls };
@@ -275,8 +279,11 @@ describe("KNN hybrid policy (no server)", () => {
     const policy = new KnnPolicy(client, new Keys("t:"));
     expect(policy.hint("u", {})).toBe("");
     await Bun.sleep(5);
-    expect(calls.sort()).toEqual(["FT.AGGREGATE", "FT.INFO"]);
+    expect(calls.sort()).toEqual(["FT.INFO", "FT.SEARCH"]);
     expect(policy.hint("u", {})).toBe(" HYBRID_POLICY BATCHES");
+    // a namespace is counted on first use
+    for (const namespace of ["default", "small", "missing"]) expect(policy.hint("u", { namespace })).toBe("");
+    await Bun.sleep(5);
     expect(policy.hint("u", { namespace: "default" })).toBe(" HYBRID_POLICY BATCHES");
     expect(policy.hint("u", { namespace: "small" })).toBe("");
     expect(policy.hint("u", { namespace: "missing" })).toBe("");
@@ -285,7 +292,7 @@ describe("KNN hybrid policy (no server)", () => {
     expect(policy.hint("u", { tags: [] })).toBe(" HYBRID_POLICY BATCHES");
     expect(policy.hint("u", { pinned: false })).toBe("");
     expect(policy.hint("u", { include_deleted: true })).toBe("");
-    expect(calls.length).toBe(2); // cached
+    expect(calls.length).toBe(5); // cached
   });
 
   test("a wallet that is a small share of the index keeps the engine's choice", async () => {
