@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../domain/store-port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../domain/store-port";
 import type { Memory } from "../domain/memory";
 import type { Relation } from "../domain/relation";
 import type { HistoryEntry } from "../domain/history";
@@ -243,13 +243,15 @@ class WriteSet {
     return memory.expires_at === null || Date.parse(memory.expires_at) > now;
   }
 
-  /** Engine results with this call's updates and deletes applied (ranking unchanged). */
-  overlay<T>(items: T[], memoryOf: (item: T) => Memory, now: number, includeDeleted = false): T[] {
+  /**
+   * Engine results with this call's updates and deletes applied (ranking unchanged). The engine
+   * answered with active records only (unless `includeDeleted`), so only staged ones are checked.
+   */
+  overlay<T>(items: T[], memoryOf: (item: T) => MemoryRef, now: number, includeDeleted = false): T[] {
     return items.flatMap((item) => {
       const memory = memoryOf(item);
       const staged = this.memories.get(memory.id)?.memory;
-      const current = staged ?? memory;
-      if (!includeDeleted && !this.isActive(current, now)) return [];
+      if (!includeDeleted && (this.deleted.has(memory.id) || (staged && !this.isActive(staged, now)))) return [];
       if (!staged) return [item];
       return [item === memory ? (staged as T) : { ...item, memory: staged }];
     });

@@ -69,8 +69,8 @@ export class ContextAssembler {
   private async ranked(userId: string, request: ContextRequest, now: number): Promise<Memory[]> {
     if (request.query) {
       const { vectors } = await this.embedder.embed([request.query]);
-      const results = await this.recall.rank(userId, { query: request.query, limit: request.max_memories * 2, filter: request.filter }, vectors[0]!, now);
-      return results.map((r) => r.memory);
+      const ranked = await this.recall.rank(userId, { query: request.query, limit: request.max_memories * 2, filter: request.filter }, vectors[0]!, now);
+      return (await this.recall.materialize(userId, ranked, ranked.length, now)).map((r) => r.memory);
     }
     const recent = await this.store.listMemories(userId, request.filter, { limit: RECENT_CANDIDATES, offset: 0 }, now);
     const scored = recent.memories.map((memory) => ({ memory, s: score({ memory, vector: 0, keyword: 0, relevance: 1, relationCount: 0 }, now).similarity }));

@@ -93,7 +93,11 @@ export class Memories {
     const exact = await this.store.findByContentHash(userId, namespace, candidate.content_hash, now);
     if (exact && isExactDuplicate(exact.content, candidate.memory.content)) return exact;
     const nearest = await this.store.nearest(userId, candidate.embedding, { namespace }, DEDUP_NEIGHBOURS, now);
-    return nearest.find((n) => isNearDuplicate(n.memory.content, candidate.memory.content, n.similarity, this.dedupThreshold))?.memory ?? null;
+    const close = nearest.filter((n) => n.similarity >= this.dedupThreshold);
+    if (close.length === 0) return null;
+    const records = await this.store.getMemories(userId, close.map((n) => n.memory.id), now);
+    const similarity = new Map(close.map((n) => [n.memory.id, n.similarity]));
+    return records.find((m) => isNearDuplicate(m.content, candidate.memory.content, similarity.get(m.id)!, this.dedupThreshold)) ?? null;
   }
 
   /** An active memory of this user, or 404: another user's memory is indistinguishable from a missing one. */

@@ -1,4 +1,4 @@
-import type { MemoryFilter, MemoryStore } from "./store-port";
+import type { MemoryFilter, MemoryRef, MemoryStore } from "./store-port";
 import type { Memory } from "./memory";
 import type { Relation } from "./relation";
 import type { Clock, TextEmbedder } from "./ports";
@@ -17,10 +17,15 @@ export interface RecallRequest {
   accept?: (memory: Memory) => boolean;
 }
 
-export interface RecalledMemory {
-  memory: Memory;
+/** A candidate as ranked: what ranking read of it, its score and the signals behind it. */
+export interface RankedMemory {
+  memory: MemoryRef;
   similarity: number;
   signals: Signals;
+}
+
+export interface RecalledMemory extends RankedMemory {
+  memory: Memory;
   relations?: Relation[];
 }
 
@@ -44,8 +49,8 @@ export class Recall {
     const now = this.clock();
     const { vectors, tokens } = await this.embedder.embed([request.query]);
     const queryVector = vectors[0]!;
-    const ranked = await this.rank(userId, request, queryVector, now);
-    const results = ranked.filter((r) => r.similarity >= request.min_similarity && (request.accept?.(r.memory) ?? true)).slice(0, request.limit);
+    const ranked = (await this.rank(userId, request, queryVector, now)).filter((r) => r.similarity >= request.min_similarity);
+    const results = await this.materialize(userId, ranked, request.limit, now, request.accept);
     if (request.record_access) await this.store.recordAccess(userId, results.map((r) => r.memory.id), now);
     if (request.include_relations) {
       for (const r of results) r.relations = await this.store.relationsOf(userId, r.memory.id, now);
@@ -53,8 +58,26 @@ export class Recall {
     return { results, query_tokens: tokens[0]! };
   }
 
+  /**
+   * The whole records of the best `limit` ranked candidates that `accept` takes, best first. Ranking
+   * reads only what scoring needs (MemoryRef); records are read here, for the results alone, in
+   * batches of `limit` until enough are accepted (a candidate deleted since it was ranked is skipped).
+   */
+  async materialize(userId: string, ranked: RankedMemory[], limit: number, now: number, accept?: (memory: Memory) => boolean): Promise<RecalledMemory[]> {
+    const results: RecalledMemory[] = [];
+    for (let from = 0; from < ranked.length && results.length < limit; from += limit) {
+      const batch = ranked.slice(from, from + limit);
+      const records = new Map((await this.store.getMemories(userId, batch.map((r) => r.memory.id), now)).map((m) => [m.id, m]));
+      for (const r of batch) {
+        const memory = records.get(r.memory.id);
+        if (memory && (accept?.(memory) ?? true) && results.length < limit) results.push({ ...r, memory });
+      }
+    }
+    return results;
+  }
+
   /** All candidates, scored and sorted best first. */
-  async rank(userId: string, request: Pick<RecallRequest, "query" | "limit" | "filter">, queryVector: Float32Array, now: number): Promise<RecalledMemory[]> {
+  async rank(userId: string, request: Pick<RecallRequest, "query" | "limit" | "filter">, queryVector: Float32Array, now: number): Promise<RankedMemory[]> {
     const k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit * CANDIDATES_PER_RESULT));
     const terms = queryTerms(request.query);
     const [near, textHits] = await Promise.all([
@@ -63,7 +86,7 @@ export class Recall {
     ]);
     const cosines = new Map(near.map((h) => [h.memory.id, h.similarity]));
     for (const h of textHits) if (h.similarity !== undefined && !cosines.has(h.memory.id)) cosines.set(h.memory.id, h.similarity);
-    const candidates = new Map<string, Memory>([...near, ...textHits].map((h) => [h.memory.id, h.memory]));
+    const candidates = new Map<string, MemoryRef>([...near, ...textHits].map((h) => [h.memory.id, h.memory]));
     const textOnly = textHits.map((h) => h.memory.id).filter((id) => !cosines.has(id));
     for (const [id, vector] of await this.store.embeddings(userId, textOnly)) cosines.set(id, cosine(queryVector, vector));
     const bm25 = new Map(textHits.map((h) => [h.memory.id, h.bm25]));

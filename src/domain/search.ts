@@ -7,5 +7,5 @@ export async function keywordSearch(store: MemoryStore, clock: Clock, userId: st
   const terms = queryTerms(query);
   const now = clock();
   const [hits, total] = await Promise.all([store.searchText(userId, terms, filter, limit, now), store.countText(userId, terms, filter, now)]);
-  return { memories: hits.map((h) => h.memory), total };
+  return { memories: await store.getMemories(userId, hits.map((h) => h.memory.id), now), total };
 }

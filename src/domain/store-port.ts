@@ -35,8 +35,15 @@ export interface StoredMemory {
   content_hash: string;
 }
 
+/**
+ * What ranking needs of a memory. Searches (nearest, searchText) answer with these, so an engine
+ * can rank from what it keeps in memory and read whole records only for the results (getMemories);
+ * an engine may as well answer with whole memories.
+ */
+export type MemoryRef = Pick<Memory, "id" | "created_at" | "memory_type" | "pinned" | "importance" | "access_count">;
+
 export interface TextHit {
-  memory: Memory;
+  memory: MemoryRef;
   /** BM25 relevance, higher is better (engine-specific scale) */
   bm25: number;
   /** cosine similarity to the `vector` searchText was given, when the engine had the embedding at hand */
@@ -44,7 +51,7 @@ export interface TextHit {
 }
 
 export interface VectorHit {
-  memory: Memory;
+  memory: MemoryRef;
   /** cosine similarity, -1..1 */
   similarity: number;
 }

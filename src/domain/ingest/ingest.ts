@@ -115,6 +115,7 @@ export class Ingest {
   private async neighbours(userId: string, vector: Float32Array | undefined, namespace: string, exclude: Set<string>): Promise<Memory[]> {
     if (!vector) return [];
     const hits = await this.store.nearest(userId, vector, { namespace }, NEIGHBOURS_PER_FACT + exclude.size, this.clock());
-    return hits.filter((h) => !exclude.has(h.memory.id) && h.similarity >= NEIGHBOUR_MIN_COSINE).slice(0, NEIGHBOURS_PER_FACT).map((h) => h.memory);
+    const ids = hits.filter((h) => !exclude.has(h.memory.id) && h.similarity >= NEIGHBOUR_MIN_COSINE).slice(0, NEIGHBOURS_PER_FACT).map((h) => h.memory.id);
+    return this.store.getMemories(userId, ids, this.clock());
   }
 }
