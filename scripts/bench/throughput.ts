@@ -16,11 +16,12 @@
  *   list-p   GET  /v1/memories?limit=20&offset=… pages cycling through the first 50
  *   search   POST /v1/search                  BM25, limit 10, queries cycling
  *   recall   POST /v1/recall                  hybrid, limit 5, queries cycling (writes access counts)
- * Prints one markdown table (req/s, latency p50 / p99 from wrk, non-2xx). Share the machine
- * honestly: wrk's own thread runs on the same 2 cores as the service.
+ * Prints one markdown table (req/s, latency p50 / p99 from wrk, the service's CPU time per request,
+ * non-2xx). Share the machine honestly: wrk's own thread runs on the same 2 cores as the service;
+ * on a busy machine compare the CPU per request, which other load disturbs least.
  */
 import { parseArgs } from "node:util";
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
@@ -164,6 +165,28 @@ const endpoints: [string, string, (header: [string, string]) => string][] = [
 ];
 const only = args.only ? new Set(args.only.split(",")) : null;
 
+/**
+ * CPU seconds (user + system, every thread) used so far by the service: its process and the worker
+ * processes it started. Per request, this is the figure that other load on the machine disturbs
+ * least (req/s falls when wrk or anything else takes a core; CPU per request hardly moves).
+ */
+function serviceCpuSeconds(): number {
+  const ticks = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+  const stats = new Map<number, { ppid: number; cpu: number }>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // fields after the command name (which may hold spaces): state ppid … utime(14) stime(15)
+      const fields = readFileSync(`/proc/${entry}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+      stats.set(Number(entry), { ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / ticks });
+    } catch {} // the process ended meanwhile
+  }
+  const inTree = (pid: number): boolean => pid === server.pid || (pid > 1 && stats.has(pid) && inTree(stats.get(pid)!.ppid));
+  let cpu = 0;
+  for (const [pid, { cpu: seconds }] of stats) if (inTree(pid)) cpu += seconds;
+  return cpu;
+}
+
 const rows: string[][] = [];
 try {
   for (const [key, label, script] of endpoints) {
@@ -172,14 +195,17 @@ try {
     const file = script(header);
     // a short warm-up (caches, JIT), then the measured run
     Bun.spawnSync(["wrk", "-t1", "-c8", "-d1s", "-s", file, base]);
+    const cpuBefore = serviceCpuSeconds();
     const out = Bun.spawnSync(["wrk", "-t2", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, base]);
+    const cpuUsed = serviceCpuSeconds() - cpuBefore;
     const text = out.stdout.toString();
     const json = text.match(/JSON(\{.*\})/)?.[1];
     if (!json) throw new Error(`wrk output without a summary:\n${text}\n${out.stderr.toString()}`);
     const r = JSON.parse(json) as { requests: number; seconds: number; p50: number; p99: number; non2xx: number; errors: number };
     const rps = r.requests / r.seconds;
-    log(`${label}: ${Math.round(rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, non-2xx ${r.non2xx}, errors ${r.errors}`);
-    rows.push([label, Math.round(rps).toLocaleString("en-US"), r.p50.toFixed(2), r.p99.toFixed(2), String(r.non2xx + r.errors)]);
+    const cpuMs = (cpuUsed * 1000) / Math.max(1, r.requests);
+    log(`${label}: ${Math.round(rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, service CPU ${cpuMs.toFixed(3)} ms/req, non-2xx ${r.non2xx}, errors ${r.errors}`);
+    rows.push([label, Math.round(rps).toLocaleString("en-US"), r.p50.toFixed(2), r.p99.toFixed(2), cpuMs.toFixed(3), String(r.non2xx + r.errors)]);
   }
 } finally {
   server.kill("SIGTERM");
@@ -188,4 +214,4 @@ try {
   if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
 }
 console.log(`\n${size.toLocaleString("en-US")} memories in the wallet, ${connections} connections, ${seconds} s each, auth ${args.auth}, ${args.processes} process(es); load average before: ${(await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ")}\n`);
-printTable(["endpoint", "req/s", "p50 ms", "p99 ms", "non-2xx / errors"], rows);
+printTable(["endpoint", "req/s", "p50 ms", "p99 ms", "service CPU ms/req", "non-2xx / errors"], rows);

@@ -81,6 +81,15 @@ export class AccessLog {
   }
 
   /**
+   * Bumps of the memory not yet written, for a store whose writer is synchronous (sqlite: a flush
+   * writes within the call that takes the batch, so pending bumps are all in the current generation,
+   * or moved back there by a failed write). An asynchronous store reads through `view` instead.
+   */
+  pendingCount(userId: string, id: string): number {
+    return this.current.bumps.get(keyOf(userId, id))?.count ?? 0;
+  }
+
+  /**
    * For a read sent right after this call (same tick, same connection as the writer's): adds the
    * bumps pending now and any recorded later, including those a flush hands to the writer in the
    * meantime, whose write the engine runs after this read. A failed write moves its bumps to the

@@ -16,7 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prng } from "../../scripts/bench/synthetic";
 import { newMemory, type Memory } from "../../src/domain/memory";
-import type { MemoryFilter, StoredMemory } from "../../src/domain/store-port";
+import type { MemoryFilter, MemoryRef, StoredMemory } from "../../src/domain/store-port";
+import type { AccessLog } from "../../src/store/access-log";
 import { keywordIndexCounters } from "../../src/store/sqlite/keyword-index";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-index";
@@ -90,16 +91,27 @@ async function expectSameAsReference(userId: string, label: string, now = NOW): 
       const got = await store.nearest(userId, query, filter, 25, now);
       expect({ label, filter, ids: got.map((h) => h.memory.id) }).toEqual({ label, filter, ids: want.map((h) => h.memory.id) });
       got.forEach((h, i) => expect(Math.abs(h.similarity - want[i]!.similarity)).toBeLessThan(1e-6));
+      await expectRefsOfRows(userId, got.map((h) => h.memory), label);
     }
     for (const terms of TERMS) {
       const want = await ref.searchText(userId, terms, filter, 30, now);
       const got = await store.searchText(userId, terms, filter, 30, now);
       expect({ label, filter, terms, ids: got.map((h) => h.memory.id) }).toEqual({ label, filter, terms, ids: want.map((h) => h.memory.id) });
       got.forEach((h, i) => expect(Math.abs(h.bm25 - want[i]!.bm25)).toBeLessThan(1e-9));
+      await expectRefsOfRows(userId, got.map((h) => h.memory), label);
       expect(await store.countText(userId, terms, filter, now)).toBe(await ref.countText(userId, terms, filter, now));
     }
   }
 }
+
+/** What the searches answered of each memory (MemoryRef) is what its row holds now, pending access bumps included. */
+async function expectRefsOfRows(userId: string, refs: MemoryRef[], label: string): Promise<void> {
+  const rows = await store.getMemories(userId, refs.map((r) => r.id), NOW - 1000 * DAY); // expired ones too
+  const fields = (m: MemoryRef): MemoryRef => ({ id: m.id, created_at: m.created_at, memory_type: m.memory_type, pinned: m.pinned, importance: m.importance, access_count: m.access_count });
+  expect({ label, refs: refs.map(fields) }).toEqual({ label, refs: rows.map(fields) });
+}
+
+const accessLogOf = (s: SqliteStore) => (s as unknown as { accesses: AccessLog }).accesses;
 
 /** While BIG loads, keyword searches and counts are answered by FTS5, exactly (each reads a chunk of the load). */
 async function expectFtsAnswers(label: string): Promise<void> {
@@ -272,6 +284,50 @@ describe("background load of large wallets", () => {
     expect(vectorIndexCounters.changesApplied).toBe(before.changesApplied + 5);
     expect(vectorIndexCounters.sqlScans).toBe(cached.sqlScans);
     expect((await store.searchText(BIG, queryTerms("yankee"), {}, 10, NOW)).length).toBe(5);
+  });
+
+  test("access counts and importance another connection writes reach the cache's answers: bumps by re-reading the count alone", async () => {
+    await store.nearest(BIG, gaussVector(), {}, 5, NOW);
+    await indexOf(store).settled();
+    const active = [...live.values()].filter((m) => m.deleted_at === null && (m.expires_at === null || Date.parse(m.expires_at) > NOW));
+    const bumped = active.slice(0, 40).map((m) => m.id);
+    const before = counters();
+    ref.recordAccess(BIG, bumped, NOW);
+    ref.recordAccess(BIG, bumped.slice(0, 10), NOW);
+    await accessLogOf(ref).flush();
+    await expectSameAsReference(BIG, "after another connection's access bumps");
+    expect(vectorIndexCounters.accessCountsRead).toBe(before.accessCountsRead + 40);
+    expect(vectorIndexCounters.loads).toBe(before.loads);
+    expect(vectorIndexCounters.changeLogResets).toBe(before.changeLogResets);
+    const [first] = await store.getMemories(BIG, [bumped[0]!], NOW);
+    const hits = await store.searchText(BIG, queryTerms(first!.content), {}, 3000, NOW);
+    expect(hits.find((h) => h.memory.id === first!.id)!.memory.access_count).toBe(first!.access_count);
+    expect(first!.access_count).toBeGreaterThanOrEqual(2);
+    // importance is mirrored too: another connection's PATCH of it alone is applied
+    const target = live.get(bumped[1]!)!;
+    await ref.updateMemory(BIG, { memory: { ...(await ref.getMemories(BIG, [target.id], NOW))[0]!, importance: 0.123, updated_at: iso(NOW) } });
+    await expectSameAsReference(BIG, "after another connection's importance change");
+    const again = await store.searchText(BIG, queryTerms(first!.content), {}, 3000, NOW);
+    expect(again.length).toBeGreaterThan(0);
+    const near = await store.nearest(BIG, gaussVector(), {}, 3000, NOW);
+    expect(near.find((h) => h.memory.id === target.id)!.memory.importance).toBe(0.123);
+  });
+
+  test("this connection's access bumps count once in the cache's answers: pending, then written", async () => {
+    await store.nearest(BIG, gaussVector(), {}, 5, NOW);
+    await indexOf(store).settled();
+    const near = await store.nearest(BIG, gaussVector(), {}, 10, NOW);
+    const counts = new Map(near.map((h) => [h.memory.id, h.memory.access_count]));
+    const ids = [...counts.keys()];
+    const countsNow = async () => new Map((await store.nearest(BIG, gaussVector(), {}, 3000, NOW)).filter((h) => counts.has(h.memory.id)).map((h) => [h.memory.id, h.memory.access_count]));
+    store.recordAccess(BIG, ids, NOW);
+    store.recordAccess(BIG, ids.slice(0, 3), NOW);
+    const want = new Map(ids.map((id, i) => [id, counts.get(id)! + (i < 3 ? 2 : 1)]));
+    expect(await countsNow()).toEqual(want); // pending
+    await accessLogOf(store).flush();
+    expect(accessLogOf(store).size).toBe(0);
+    expect(await countsNow()).toEqual(want); // written: the cache took the bumps
+    await expectSameAsReference(BIG, "after this connection's access bumps");
   });
 
   test("a change log pruned past this connection's position drops the cache, which loads again from the rows", async () => {

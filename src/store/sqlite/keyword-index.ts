@@ -1,3 +1,4 @@
+import type { MemoryRef } from "../../domain/store-port";
 import { indexTerms, words } from "../../domain/text";
 
 /** Process-wide counters, for benchmarks and diagnostics. */
@@ -16,6 +17,8 @@ export interface KeywordHit {
   score: number;
   /** cosine to the query vector, when the search was given one and the row has a vector */
   similarity?: number;
+  /** what ranking reads of the row (committed state), from the cache */
+  ref?: MemoryRef;
 }
 
 // FTS5's bm25() constants (ext/fts5/fts5_aux.c).

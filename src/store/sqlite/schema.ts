@@ -85,6 +85,17 @@ const MIGRATIONS: (string | ((db: Database) => void))[] = [
     expires_at, created_at, deleted_at, embedding on memories
     begin insert into memory_changes (row_id, user_id) select new.rowid, new.user_id union select old.rowid, old.user_id; end;
   `,
+  // Recall ranks from the cache, which now mirrors importance and access counts too: log their
+  // changes. Access-count bumps are flagged, so another process re-reads only that column for them.
+  `
+  alter table memory_changes add column access integer not null default 0;
+  drop trigger memory_updated;
+  create trigger memory_updated after update of user_id, namespace, content, metadata, importance, memory_type, session_id, agent_id,
+    pinned, expires_at, created_at, deleted_at, embedding on memories
+    begin insert into memory_changes (row_id, user_id) select new.rowid, new.user_id union select old.rowid, old.user_id; end;
+  create trigger memory_accessed after update of access_count on memories when new.access_count <> old.access_count
+    begin insert into memory_changes (row_id, user_id, access) values (new.rowid, new.user_id, 1); end;
+  `,
 ];
 
 /**

@@ -4,7 +4,7 @@ import type { Memory, MemoryType } from "../../domain/memory";
 import type { HistoryEntry } from "../../domain/history";
 import type { Relation } from "../../domain/relation";
 import type { Stats } from "../../domain/stats";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
 import { EmbeddingModelMismatch } from "../model-binding";
 import { migrate } from "./schema";
 import { memoryWhere } from "./filter-sql";
@@ -105,11 +105,13 @@ export class SqliteStore implements MemoryStore {
     migrate(this.db);
     checkpointer.add(this.path);
     this.vectors = new VectorIndex(this.db, options.vectorIndex);
-    const bump = this.db.query("update memories set access_count = access_count + ?, accessed_at = max(accessed_at, ?) where id = ? and +user_id = ?");
+    const bump = this.db.query("update memories set access_count = access_count + ?, accessed_at = max(accessed_at, ?) where id = ? and +user_id = ? returning rowid");
     this.accesses = new AccessLog((bumps) => {
-      this.db.transaction(() => {
-        for (const { id, userId, count, at } of bumps) bump.run(count, at, id, userId);
-      })();
+      const written = this.db.transaction(() => bumps.flatMap(({ id, userId, count, at }) => {
+        const row = bump.get(count, at, id, userId) as { rowid: number } | null;
+        return row ? [{ rowid: row.rowid, userId, count }] : [];
+      }))();
+      for (const { rowid, userId, count } of written) this.vectors.accessed(rowid, userId, count);
     });
     this.pruneTimer = setInterval(() => this.pruneChangeLog(), CHANGE_LOG_PRUNE_MS);
     this.pruneTimer.unref?.();
@@ -330,15 +332,11 @@ export class SqliteStore implements MemoryStore {
     if (terms.length === 0 || limit <= 0) return [];
     const hits = this.vectors.keywordSearch(userId, terms, filter, limit, now, vector);
     if (hits) {
-      if (hits.length === 0) return [];
-      const rows = this.db
-        .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid in (${marks(hits.length)}) and +m.user_id = ?`)
-        .all(...hits.map((h) => h.rowid), userId) as MemoryRow[];
-      const byRowid = new Map(rows.map((r) => [r.rowid, r]));
+      const refs = this.refs(userId, hits);
       return hits.flatMap(({ rowid, score, similarity }) => {
-        const row = byRowid.get(rowid);
-        if (!row) return [];
-        return [similarity === undefined ? { memory: this.toMemory(row), bm25: score } : { memory: this.toMemory(row), bm25: score, similarity }];
+        const memory = refs.get(rowid);
+        if (!memory) return [];
+        return [similarity === undefined ? { memory, bm25: score } : { memory, bm25: score, similarity }];
       });
     }
     return this.searchTextFts(userId, terms, filter, limit, now);
@@ -398,15 +396,55 @@ export class SqliteStore implements MemoryStore {
 
   async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]> {
     const found = this.vectors.nearest(userId, vector, filter, k, now);
-    if (found.length === 0) return [];
-    const rows = this.db
-      .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid in (${marks(found.length)}) and +m.user_id = ?`)
-      .all(...found.map((f) => f.rowid), userId) as MemoryRow[];
-    const byRowid = new Map(rows.map((r) => [r.rowid, r]));
+    const refs = this.refs(userId, found);
     return found.flatMap(({ rowid, distance }) => {
-      const row = byRowid.get(rowid);
-      return row ? [{ memory: this.toMemory(row), similarity: 1 - distance }] : [];
+      const memory = refs.get(rowid);
+      return memory ? [{ memory, similarity: 1 - distance }] : [];
     });
+  }
+
+  /**
+   * What ranking reads of these rows (MemoryRef), with their pending access bumps: from the
+   * per-wallet cache when it answered the search (it mirrors these columns), else one narrow read.
+   * Reading every candidate's whole row (content, metadata JSON) cost recall a third of its time
+   * at 10k memories, and only the results need it (getMemories).
+   */
+  private refs(userId: string, found: { rowid: number; ref?: MemoryRef }[]): Map<number, MemoryRef> {
+    const refs = new Map<number, MemoryRef>();
+    const unread: { rowid: number }[] = [];
+    for (const { rowid, ref } of found) {
+      if (!ref) unread.push({ rowid });
+      else refs.set(rowid, this.withPendingAccess(userId, ref));
+    }
+    for (const [rowid, ref] of this.readRefs(userId, unread)) refs.set(rowid, ref);
+    return refs;
+  }
+
+  private withPendingAccess(userId: string, ref: MemoryRef): MemoryRef {
+    const pending = this.accesses.pendingCount(userId, ref.id);
+    if (pending > 0) ref.access_count += pending;
+    return ref;
+  }
+
+  /** refs for rows the cache did not answer for (inside a transaction, a wallet still loading…). */
+  private readRefs(userId: string, found: { rowid: number }[]): Map<number, MemoryRef> {
+    if (found.length === 0) return new Map();
+    const rows = this.db
+      .query(`select rowid, id, created_at, memory_type, pinned, importance, access_count from memories where rowid in (${marks(found.length)}) and +user_id = ?`)
+      .all(...found.map((f) => f.rowid), userId) as (Pick<MemoryRow, "rowid" | "id" | "created_at" | "memory_type" | "pinned" | "importance" | "access_count">)[];
+    return new Map(
+      rows.map((r) => [
+        r.rowid,
+        {
+          id: r.id,
+          created_at: r.created_at,
+          memory_type: r.memory_type as MemoryType,
+          pinned: r.pinned === 1,
+          importance: r.importance,
+          access_count: r.access_count + this.accesses.pendingCount(userId, r.id),
+        },
+      ]),
+    );
   }
 
   async embeddings(userId: string, ids: string[]): Promise<Map<string, Float32Array>> {

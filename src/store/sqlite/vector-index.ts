@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Memory } from "../../domain/memory";
-import type { MemoryFilter } from "../../domain/store-port";
+import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
 import { kernelFor, type Kernel, type ScoreFn } from "./vector-kernel";
 import { keywordIndexCounters, queryTokens, WalletKeywords, type KeywordHit } from "./keyword-index";
@@ -9,6 +9,8 @@ export interface Neighbour {
   rowid: number;
   /** cosine distance, 1 - cosine similarity */
   distance: number;
+  /** what ranking reads of the row (committed state: no pending access bumps), when the cache answered */
+  ref?: MemoryRef;
 }
 
 export interface VectorIndexOptions {
@@ -42,6 +44,8 @@ export const vectorIndexCounters = {
   changesApplied: 0,
   /** caches dropped because memory_changes could not tell what changed (gap or long backlog) */
   changeLogResets: 0,
+  /** rows whose access count alone was read again (another connection's access bumps) */
+  accessCountsRead: 0,
 };
 
 /** Users with fewer rows are searched with a plain exact scan; from this size on with the int8 SIMD kernel. */
@@ -68,6 +72,7 @@ interface Loading {
 /** The columns the index mirrors, as read from `memories`. */
 interface IndexedRow {
   rowid: number;
+  id: string;
   user_id: string;
   embedding: Uint8Array;
   content: string;
@@ -76,6 +81,8 @@ interface IndexedRow {
   agent_id: string | null;
   memory_type: string;
   pinned: number;
+  importance: number;
+  access_count: number;
   created_at: string;
   expires_at: string | null;
   /** JSON text of metadata.tags when it is an array, else null */
@@ -83,7 +90,8 @@ interface IndexedRow {
   deleted_at: string | null;
 }
 
-const ROW_COLUMNS = `rowid, user_id, embedding, content, namespace, session_id, agent_id, memory_type, pinned, created_at, expires_at,
+const ROW_COLUMNS = `rowid, id, user_id, embedding, content, namespace, session_id, agent_id, memory_type, pinned, importance, access_count,
+  created_at, expires_at,
   case when json_type(metadata, '$.tags') = 'array' then json_extract(metadata, '$.tags') end as tags, deleted_at`;
 
 /**
@@ -118,6 +126,8 @@ export class VectorIndex {
   private readonly users = new Map<string, UserVectors>();
   /** rowid → owning user, for rows written since the last sync (only for loaded and loading users). */
   private readonly pending = new Map<number, string>();
+  /** rowid → owning user, for loaded users' rows whose access count another connection changed since the last sync */
+  private readonly accessPending = new Map<number, string>();
   /** Users being loaded in the background (at most one load per user). */
   private readonly loading = new Map<string, Loading>();
   private dataVersion: number | null = null;
@@ -188,7 +198,9 @@ export class VectorIndex {
       return this.nearestExact(userId, vector, filter, k, now);
     }
     vectorIndexCounters.searches++;
-    return user.nearest(vector, filter, k, now);
+    const found = user.nearest(vector, filter, k, now);
+    for (const neighbour of found) neighbour.ref = user.refOf(neighbour.rowid);
+    return found;
   }
 
   /** The reference answer: an exact scan of the user's rows in SQLite with the filter as SQL. */
@@ -222,6 +234,7 @@ export class VectorIndex {
     const { user, tokens, accept } = query;
     if (!accept) return [];
     const hits = user.keywords.search(tokens, user.size, user.rowidsView(), accept, limit);
+    for (const hit of hits) hit.ref = user.refOf(hit.rowid);
     // the cached vectors are at hand: recall needs these cosines and would otherwise read the embeddings from SQLite
     if (vector && vector.length === this.dimension) {
       const q = unit(vector);
@@ -297,13 +310,23 @@ export class VectorIndex {
     this.changeSeq = this.latestChange();
     this.users.clear();
     this.pending.clear();
+    this.accessPending.clear();
     if (this.loading.size > 0) vectorIndexCounters.backgroundDiscards += this.loading.size;
     this.loading.clear(); // the loaders notice and stop
+  }
+
+  /**
+   * Access bumps this connection has just committed: the cached counts follow (ranking reads them
+   * from the cache). A row a background load has not read yet is read with them.
+   */
+  accessed(rowid: number, userId: string, count: number): void {
+    (this.users.get(userId) ?? this.loading.get(userId)?.user)?.access(rowid, count, "add");
   }
 
   /** Applies committed changes, other connections' and this one's, to the cached users. */
   private sync(): void {
     this.pullOtherWrites();
+    if (this.accessPending.size > 0) this.refreshAccessCounts();
     if (this.pending.size === 0) return;
     const byUser = new Map<string, number[]>();
     for (const [rowid, userId] of this.pending) {
@@ -342,17 +365,33 @@ export class VectorIndex {
       return;
     }
     this.dataVersion = version;
-    this.changesQuery ??= this.db.query("select seq, row_id, user_id from memory_changes where seq > ? order by seq limit ?");
-    const changes = this.changesQuery.values(this.changeSeq, MAX_CHANGES_PER_SYNC + 1) as [number, number, string][];
+    this.changesQuery ??= this.db.query("select seq, row_id, user_id, access from memory_changes where seq > ? order by seq limit ?");
+    const changes = this.changesQuery.values(this.changeSeq, MAX_CHANGES_PER_SYNC + 1) as [number, number, string, number][];
     if (changes.length === 0) return;
     if (changes.length > MAX_CHANGES_PER_SYNC || changes[0]![0] !== this.changeSeq + 1) {
       vectorIndexCounters.changeLogResets++;
       this.reset();
       return;
     }
-    for (const [, rowid, userId] of changes) if (this.users.has(userId) || this.loading.has(userId)) this.pending.set(rowid, userId);
+    for (const [, rowid, userId, access] of changes) {
+      // an access bump of a loaded user's row needs only its count; anything else, or a loading user's row, the whole row
+      if (access === 1 && this.users.has(userId)) this.accessPending.set(rowid, userId);
+      else if (this.users.has(userId) || this.loading.has(userId)) this.pending.set(rowid, userId);
+    }
     this.changeSeq = changes.at(-1)![0];
     vectorIndexCounters.changesApplied += changes.length;
+  }
+
+  /** Re-reads the access counts other connections changed (one narrow query per 500 rows). */
+  private refreshAccessCounts(): void {
+    const rowids = [...this.accessPending.keys()];
+    this.accessPending.clear();
+    for (let i = 0; i < rowids.length; i += 500) {
+      const chunk = rowids.slice(i, i + 500);
+      const rows = this.db.query(`select rowid, user_id, access_count from memories where rowid in (${chunk.map(() => "?").join(", ")})`).values(...chunk) as [number, string, number][];
+      for (const [rowid, userId, count] of rows) this.users.get(userId)?.access(rowid, count, "set");
+      vectorIndexCounters.accessCountsRead += rows.length;
+    }
   }
 
   private latestChange(): number {
@@ -538,6 +577,13 @@ class UserVectors {
   /** interned strings (namespace, session, agent, type, tags) → small ints */
   private readonly dict = new Map<string, number>();
   private rowids: Float64Array;
+  /** what ranking reads (MemoryRef): memory id and created_at as stored, importance, access count (committed) */
+  private ids: string[] = [];
+  private createdAt: string[] = [];
+  private importance: Float64Array;
+  private accessCount: Float64Array;
+  /** interned ids → strings (memory types) */
+  private readonly names: string[] = [];
   private vectors: Float32Array;
   private namespace: Int32Array;
   private session: Int32Array;
@@ -559,6 +605,8 @@ class UserVectors {
   ) {
     this.capacity = Math.max(16, Math.ceil(expected * 1.25));
     this.rowids = new Float64Array(this.capacity);
+    this.importance = new Float64Array(this.capacity);
+    this.accessCount = new Float64Array(this.capacity);
     this.vectors = new Float32Array(this.capacity * dim);
     this.namespace = new Int32Array(this.capacity);
     this.session = new Int32Array(this.capacity);
@@ -581,8 +629,31 @@ class UserVectors {
 
   private intern(value: string): number {
     let id = this.dict.get(value);
-    if (id === undefined) this.dict.set(value, (id = this.dict.size));
+    if (id === undefined) {
+      this.dict.set(value, (id = this.dict.size));
+      this.names.push(value);
+    }
     return id;
+  }
+
+  /** What ranking reads of the row, as committed (the store adds pending access bumps). */
+  refOf(rowid: number): MemoryRef | undefined {
+    const slot = this.slotOf.get(rowid);
+    if (slot === undefined) return undefined;
+    return {
+      id: this.ids[slot]!,
+      created_at: this.createdAt[slot]!,
+      memory_type: this.names[this.type[slot]!] as MemoryRef["memory_type"],
+      pinned: this.pinned[slot] === 1,
+      importance: this.importance[slot]!,
+      access_count: this.accessCount[slot]!,
+    };
+  }
+
+  /** Access bumps committed for the row: `add` to the cached count (this connection wrote them), or `set` it (as read). */
+  access(rowid: number, count: number, how: "add" | "set"): void {
+    const slot = this.slotOf.get(rowid);
+    if (slot !== undefined) this.accessCount[slot] = (how === "add" ? this.accessCount[slot]! : 0) + count;
   }
 
   /** Adds or replaces the row (rows whose embedding has another dimension get no vector: keyword search only). */
@@ -598,6 +669,10 @@ class UserVectors {
       this.slotOf.set(row.rowid, slot);
     }
     this.rowids[slot] = row.rowid;
+    this.ids[slot] = row.id;
+    this.createdAt[slot] = row.created_at;
+    this.importance[slot] = row.importance;
+    this.accessCount[slot] = row.access_count;
     let norm = 0;
     if (vector) for (let i = 0; i < this.dim; i++) norm += embedding[i]! * embedding[i]!;
     norm = Math.sqrt(norm);
@@ -629,6 +704,10 @@ class UserVectors {
       const moved = this.rowids[last]!;
       this.slotOf.set(moved, slot);
       this.rowids[slot] = moved;
+      this.ids[slot] = this.ids[last]!;
+      this.createdAt[slot] = this.createdAt[last]!;
+      this.importance[slot] = this.importance[last]!;
+      this.accessCount[slot] = this.accessCount[last]!;
       this.vectors.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
       this.namespace[slot] = this.namespace[last]!;
       this.session[slot] = this.session[last]!;
@@ -642,6 +721,8 @@ class UserVectors {
       this.quantized?.move(last, slot);
     }
     this.tags[last] = null;
+    this.ids.length = last;
+    this.createdAt.length = last;
     this.keywords.delete(slot, last);
   }
 
@@ -653,6 +734,8 @@ class UserVectors {
       return next;
     };
     this.rowids = widen(this.rowids, (n) => new Float64Array(n));
+    this.importance = widen(this.importance, (n) => new Float64Array(n));
+    this.accessCount = widen(this.accessCount, (n) => new Float64Array(n));
     this.vectors = widen(this.vectors, (n) => new Float32Array(n), this.dim);
     this.namespace = widen(this.namespace, (n) => new Int32Array(n));
     this.session = widen(this.session, (n) => new Int32Array(n));
