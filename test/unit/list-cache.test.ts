@@ -63,11 +63,11 @@ const filters: MemoryFilter[] = [
   { created_after: new Date(NOW - 10 * DAY).toISOString(), created_before: new Date(NOW - 2 * DAY).toISOString() },
 ];
 
-async function compareAll(): Promise<void> {
+async function compareAll(now = NOW): Promise<void> {
   for (const filter of filters) {
     for (const [offset, limit] of [[0, 20], [0, 100], [7, 13], [150, 50], [10_000, 5]] as const) {
-      const cached = await store.listMemories(user, filter, { offset, limit }, NOW);
-      const sql = store.listMemoriesSql(user, filter, { offset, limit }, NOW);
+      const cached = await store.listMemories(user, filter, { offset, limit }, now);
+      const sql = store.listMemoriesSql(user, filter, { offset, limit }, now);
       expect({ filter, offset, ids: cached.memories.map((m) => m.id), total: cached.total }).toEqual({ filter, offset, ids: sql.memories.map((m) => m.id), total: sql.total });
       expect(cached.memories).toEqual(sql.memories);
     }
@@ -82,6 +82,11 @@ test("cache pages equal SQL's, before and after writes", async () => {
   const target = memories[100]!;
   await store.updateMemory(user, { memory: { ...target, namespace: "b", pinned: !target.pinned, updated_at: new Date(NOW).toISOString() } });
   await compareAll();
+});
+
+test("totals counted once per change and filter follow the clock past expiries, forward and back", async () => {
+  // rows expire at NOW - DAY and NOW + DAY: each instant below is on another side of some of them
+  for (const now of [NOW, NOW + DAY - 1, NOW + DAY, NOW + 2 * DAY, NOW - 2 * DAY, NOW - DAY, NOW]) await compareAll(now);
 });
 
 test("a filter field the cache does not know is answered by SQL", async () => {

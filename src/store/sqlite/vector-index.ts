@@ -598,6 +598,12 @@ class UserVectors {
   private quantized: Quantized | null = null;
   /** slots newest first, for list pages; rebuilt on the first page after any change */
   private order: Int32Array | null = null;
+  /**
+   * List totals by filter, dropped on any change of the rows: a total counted at `from` holds until
+   * `until`, the first expiry among the rows it counted (an earlier `now`, as a test clock may ask
+   * for, counts again). With it a page reads offset + limit slots instead of all of them.
+   */
+  private totals = new Map<string, { total: number; from: number; until: number }>();
 
   constructor(
     private readonly dim: number,
@@ -658,7 +664,7 @@ class UserVectors {
 
   /** Adds or replaces the row (rows whose embedding has another dimension get no vector: keyword search only). */
   put(row: IndexedRow): void {
-    this.order = null;
+    this.changed();
     const embedding = asFloats(row.embedding);
     const vector = embedding.length === this.dim && this.dim > 0;
     let slot = this.slotOf.get(row.rowid);
@@ -696,7 +702,7 @@ class UserVectors {
   delete(rowid: number): void {
     const slot = this.slotOf.get(rowid);
     if (slot === undefined) return;
-    this.order = null;
+    this.changed();
     this.slotOf.delete(rowid);
     const last = --this.size;
     if (slot !== last) {
@@ -755,24 +761,39 @@ class UserVectors {
     for (let slot = 0; slot < this.size; slot++) this.quantized.set(slot, this.vectors.subarray(slot * this.dim, (slot + 1) * this.dim));
   }
 
+  private changed(): void {
+    this.order = null;
+    if (this.totals.size > 0) this.totals = new Map();
+  }
+
   /**
    * Rows offset…offset+limit of the accepted rows newest first, and their number. The order is
-   * sorted once per change of the user's rows (10k rows: ~2 ms), so a page is one pass over the
-   * slots: what replaces SQL's count and sort of every page.
+   * sorted once per change of the user's rows (10k rows: ~2 ms) and the total counted once per
+   * change and filter (a pass over the slots), so a page reads only the slots up to its end: what
+   * replaces SQL's count and sort of every page.
    */
   page(filter: MemoryFilter, now: number, offset: number, limit: number): { rowids: number[]; total: number } {
     const accept = this.accepting(filter, now, false);
     if (!accept) return { rowids: [], total: 0 };
     const order = this.sorted();
+    const key = JSON.stringify(filter);
+    const known = this.totals.get(key);
+    const counted = known && now >= known.from && now < known.until ? known : null;
     const rowids: number[] = [];
-    let total = 0;
+    let seen = 0;
+    let until = Infinity;
     for (let i = 0; i < order.length; i++) {
+      if (counted && rowids.length === limit) break;
       const slot = order[i]!;
       if (!accept(slot)) continue;
-      if (total >= offset && rowids.length < limit) rowids.push(this.rowids[slot]!);
-      total++;
+      if (seen >= offset && rowids.length < limit) rowids.push(this.rowids[slot]!);
+      seen++;
+      until = Math.min(until, this.expires[slot]!);
     }
-    return { rowids, total };
+    if (counted) return { rowids, total: counted.total };
+    if (this.totals.size >= 64) this.totals.clear(); // a bound for wallets listed with many filters
+    this.totals.set(key, { total: seen, from: now, until });
+    return { rowids, total: seen };
   }
 
   private sorted(): Int32Array {
