@@ -31,9 +31,9 @@ const files = mkdtempSync(join(tmpdir(), "memoclaw-cli-files-"));
 const env = { ...process.env, HOME: home, MEMOCLAW_URL: values.url!, MEMOCLAW_PRIVATE_KEY: generatePrivateKey(), NO_COLOR: "1", MEMOCLAW_NAMESPACE: "" };
 
 type Run = { code: number; stdout: string; stderr: string; json: any };
-/** Runs `memoclaw <args> --json --no-retry`; `json` is the parsed stdout (or the last JSON line), if any. */
-async function cli(args: string[], stdin?: string): Promise<Run> {
-  const proc = Bun.spawn(["bun", entry, ...args, "--json", "--no-retry", "--no-color"], {
+/** Runs `memoclaw <args> --json --no-retry` (without `--json` when `text`); `json` is the parsed stdout (or the last JSON line), if any. */
+async function cli(args: string[], stdin?: string, text = false): Promise<Run> {
+  const proc = Bun.spawn(["bun", entry, ...args, ...(text ? [] : ["--json"]), "--no-retry", "--no-color"], {
     env,
     stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
@@ -53,8 +53,8 @@ async function cli(args: string[], stdin?: string): Promise<Run> {
   return { code, stdout, stderr, json };
 }
 /** Runs and requires exit code 0. */
-async function ok(args: string[], stdin?: string): Promise<Run> {
-  const r = await cli(args, stdin);
+async function ok(args: string[], stdin?: string, text = false): Promise<Run> {
+  const r = await cli(args, stdin, text);
   if (r.code !== 0) throw new Error(`exit ${r.code}: ${(r.stderr || r.stdout).trim().split("\n").slice(-2).join(" ")}`);
   return r;
 }
@@ -224,7 +224,21 @@ await step("ingest", async () => {
 });
 await step("consolidate --dry-run", async () => {
   const r = await ok(["consolidate", "--namespace", ns, "--dry-run"]);
-  check(r.json?.dry_run === true || typeof r.json?.clusters === "number" || Array.isArray(r.json?.clusters), "a dry-run answer");
+  check(r.json?.dry_run === true && Array.isArray(r.json?.clusters), "a dry-run answer");
+});
+// Two copies in one namespace (a store would merge the second into the first, a move does not); the
+// CLI's text output reads `clusters.length` and `merged`.
+await step("consolidate (text output)", async () => {
+  const dup = `${ns}-dup`;
+  const keep = (await ok(["store", "The office wifi password rotates every month.", "--namespace", dup, "--importance", "0.7"])).json?.id;
+  const copy = (await ok(["store", "The office wifi password rotates every month.", "--namespace", `${dup}-x`])).json?.id;
+  await ok(["move", copy, "--namespace", dup, "--yes"]);
+  const dry = await ok(["consolidate", "--namespace", dup, "--dry-run"], undefined, true);
+  check(/Clusters found: 1\b/.test(dry.stdout + dry.stderr), `"Clusters found: 1" (got ${(dry.stdout + dry.stderr).trim().slice(0, 120)})`);
+  const r = await ok(["consolidate", "--namespace", dup], undefined, true);
+  check(/1 memories merged/.test(r.stdout + r.stderr), `"1 memories merged" (got ${(r.stdout + r.stderr).trim().slice(0, 120)})`);
+  const left = (await ok(["list", "--namespace", dup])).json?.memories ?? [];
+  check(left.length === 1 && left[0].id === keep, "the kept copy alone");
 });
 await step("suggested", async () => {
   const r = await ok(["suggested", "--namespace", ns, "--limit", "5"]);

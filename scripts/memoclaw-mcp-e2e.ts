@@ -293,7 +293,7 @@ await step("memoclaw_consolidate", "consolidate (dry run)", async () => {
   await ok("memoclaw_store", { content: "The billing service is written in Go!", namespace: ns3 });
   const before = (await ok("memoclaw_count", { namespace: ns3 })).data?.count;
   const r = await ok("memoclaw_consolidate", { namespace: ns3, dry_run: true, min_similarity: 0.8 });
-  check(r.data !== undefined || r.text.length > 0, "an answer");
+  check(Array.isArray(r.data?.clusters) && typeof r.data.merged === "number" && r.data.dry_run === true, `{clusters: [...], merged, dry_run} (got ${r.text.slice(0, 120)})`);
   const after = (await ok("memoclaw_count", { namespace: ns3 })).data?.count;
   check(typeof before === "number" && before === after, `nothing merged in a dry run (${before} then ${after}; ${r.text.slice(0, 120)})`);
 });

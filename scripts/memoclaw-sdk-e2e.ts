@@ -8,7 +8,9 @@
  *   AUTH_MESSAGE_PREFIX=memoclaw-auth PORT=8899 DATA_DIR=/tmp/engram-e2e bun run start &
  *   bun scripts/memoclaw-sdk-e2e.ts --sdk /tmp/memoclaw-sdk/typescript/src --url http://127.0.0.1:8899
  *
- * Every step runs even when an earlier one failed; the exit code is the number of failed steps.
+ * Every step runs even when an earlier one failed; the exit code is the number of failed steps. A step
+ * marked `sdk` is a known place where the SDK's own types contradict MemoClaw's API reference and the
+ * other three clients (engram follows those): shown, not counted as working, not a failure.
  */
 import { parseArgs } from "node:util";
 import { join, resolve } from "node:path";
@@ -23,19 +25,31 @@ if (!values.sdk) {
 const sdk = (await import(join(resolve(values.sdk), "index.ts"))) as { MemoClawClient: new (options: Record<string, unknown>) => any };
 const client = new sdk.MemoClawClient({ privateKey: generatePrivateKey(), baseUrl: values.url, maxRetries: 0 });
 
-const results: { step: string; ok: boolean; note?: string }[] = [];
+const results: { step: string; status: "ok" | "FAIL" | "sdk"; note?: string }[] = [];
 function check(condition: unknown, what: string): void {
   if (!condition) throw new Error(`expected ${what}`);
 }
+const failure = (error: unknown) => {
+  const e = error as { code?: string; message?: string };
+  return `${e.code ?? ""} ${e.message ?? String(error)}`.trim().slice(0, 200);
+};
 async function step<T>(name: string, run: () => Promise<T>): Promise<T | undefined> {
   try {
     const value = await run();
-    results.push({ step: name, ok: true });
+    results.push({ step: name, status: "ok" });
     return value;
   } catch (error) {
-    const e = error as { code?: string; message?: string };
-    results.push({ step: name, ok: false, note: `${e.code ?? ""} ${e.message ?? String(error)}`.trim().slice(0, 200) });
+    results.push({ step: name, status: "FAIL", note: failure(error) });
     return undefined;
+  }
+}
+/** A step where the SDK's types depart from MemoClaw's API reference on purpose: `run` checks engram's answer. */
+async function sdkStep(name: string, why: string, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+    results.push({ step: name, status: "sdk", note: why });
+  } catch (error) {
+    results.push({ step: name, status: "FAIL", note: failure(error) });
   }
 }
 const isMemory = (m: any) => typeof m?.id === "string" && typeof m.embedding_model === "string" && "deleted_at" in m && typeof m.immutable === "boolean";
@@ -142,10 +156,28 @@ await step("extract", async () => {
   const r = await client.extract({ messages: [{ role: "user", content: "My favourite database is SQLite." }], namespace: ns });
   check(Array.isArray(r.memory_ids) && r.facts_stored >= 1, "stored facts");
 });
+// Two copies in one namespace (a store would merge the second into the first, a namespace move does not).
+const dupNs = `${ns}-dup`;
+let dryAnswer: any;
 await step("consolidate", async () => {
-  const r = await client.consolidate({ namespace: ns, dry_run: true });
-  check(typeof r.clusters === "number" && typeof r.merged === "number" && r.dry_run === true, "{clusters, merged, dry_run}");
+  const keep = (await client.store({ content: "The office wifi password rotates every month.", namespace: dupNs, importance: 0.7 })).id as string;
+  const moved = (await client.store({ content: "The office wifi password rotates every month.", namespace: `${dupNs}-x` })).id as string;
+  await client.update(moved, { namespace: dupNs });
+  const dry = (dryAnswer = await client.consolidate({ namespace: dupNs, dry_run: true }));
+  check(dry.dry_run === true && dry.merged === 1 && dry.tokens_used === 0, "{merged: 1, dry_run: true, tokens_used: 0}");
+  check(Array.isArray(dry.details) && dry.details[0]?.merged_into === keep && dry.details[0].memory_ids.includes(moved), "details: the two copies, merged into the first");
+  check((await client.list({ namespace: dupNs })).total === 2, "nothing merged by a dry run");
+  const r = await client.consolidate({ namespace: dupNs, min_similarity: 0.9 });
+  check(r.dry_run === false && r.merged === 1, "{merged: 1}");
+  check((await client.list({ namespace: dupNs })).memories.map((m: any) => m.id).join() === keep, "the kept copy alone");
 });
+await sdkStep(
+  "consolidate: ConsolidateResponse.clusters",
+  "types.ts declares `clusters: number`; MemoClaw's API reference, the Python SDK, the CLI (`clusters.length`) and memoclaw-mcp's output schema have the list of clusters there (engram: the list; its length is `clusters_found`)",
+  async () => {
+    check(Array.isArray(dryAnswer?.clusters) && dryAnswer.clusters.length === 1 && dryAnswer.clusters_found === 1, "the dry run's clusters: a list of one cluster (clusters_found: 1)");
+  },
+);
 await step("migrate", async () => {
   const r = await client.migrate([{ filename: "MEMORY.md", content: "# Notes\n- The user drinks green tea\n- Standups are at 9:30" }], { namespace: ns, auto_tag: true });
   check(r.files_processed === 1 && r.memories_created === 2 && r.memory_ids.length === 2, "2 memories");
@@ -180,7 +212,9 @@ await step("error body: ValidationError", async () => {
   throw new Error("no error");
 });
 
-const ok = results.filter((r) => r.ok).length;
-for (const r of results) console.log(`${r.ok ? "ok  " : "FAIL"} ${r.step}${r.note ? `: ${r.note}` : ""}`);
-console.log(`\nMemoClaw TypeScript SDK against ${values.url}: ${ok} of ${results.length} steps work`);
-process.exit(results.length - ok);
+const working = results.filter((r) => r.status === "ok").length;
+const failed = results.filter((r) => r.status === "FAIL").length;
+const known = results.length - working - failed;
+for (const r of results) console.log(`${r.status === "ok" ? "ok  " : r.status === "sdk" ? "sdk " : "FAIL"} ${r.step}${r.note ? `: ${r.note}` : ""}`);
+console.log(`\nMemoClaw TypeScript SDK against ${values.url}: ${working} of ${results.length} steps work` + (known ? ` (${known} where the SDK's types differ, marked sdk)` : ""));
+process.exit(failed);

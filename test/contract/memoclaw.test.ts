@@ -389,17 +389,23 @@ describeEngines("memoclaw clients", (engine) => {
 
       const dry = await client.post("/v1/memories/consolidate", { namespace, dry_run: true, min_similarity: 0.5 });
       expect(dry.status).toBe(200);
-      expect(dry.body).toMatchObject({ clusters: 1, merged: 1, dry_run: true, tokens_used: 0, clusters_found: 1, memories_merged: 1 });
-      expect(dry.body.details).toEqual([{ memory_ids: [keep, dup], similarity: expect.any(Number), merged_into: keep }]);
+      // the Python SDK's ConsolidateResult, the CLI (`clusters.length`) and memoclaw-mcp's output schema read `clusters` as
+      // this list (as MemoClaw's API reference has it); the TypeScript SDK reads `merged`, `dry_run` and `details`
+      expect(dry.body).toMatchObject({ merged: 1, dry_run: true, tokens_used: 0, clusters_found: 1, memories_merged: 1, memories_created: 0 });
+      const { similarity } = dry.body.clusters[0];
+      expect(similarity).toBeGreaterThanOrEqual(0.5);
+      expect(similarity).toBeLessThanOrEqual(1);
+      expect(dry.body.clusters).toEqual([{ memory_ids: [keep, dup], similarity, merged_into: keep }]);
+      expect(dry.body.details).toEqual(dry.body.clusters);
       expect((await client.get(`/v1/memories/count?namespace=${namespace}`)).body.count).toBe(4);
 
       const res = await client.post("/v1/memories/consolidate", { namespace, min_similarity: 0.5 });
-      expect(res.body).toMatchObject({ clusters: 1, merged: 1, dry_run: false });
+      expect(res.body).toMatchObject({ clusters_found: 1, merged: 1, memories_merged: 1, dry_run: false, clusters: [{ memory_ids: [keep, dup], merged_into: keep }] });
       expect(sorted(ids(await client.get(`/v1/memories?namespace=${namespace}`)))).toEqual(sorted([keep, v15!, v16!]));
       expect((await client.get(`/v1/memories/${keep}`)).body).toMatchObject({ importance: 0.8, tags: ["deploy", "ops"] });
       expect((await client.get(`/v1/memories/${dup}`)).status).toBe(404);
       expect((await other.get(`/v1/memories/${foreign}`)).status).toBe(200);
-      expect((await client.post("/v1/memories/consolidate", { namespace })).body).toMatchObject({ clusters: 0, merged: 0 });
+      expect((await client.post("/v1/memories/consolidate", { namespace })).body).toMatchObject({ clusters: [], details: [], clusters_found: 0, merged: 0 });
       expect422(await client.post("/v1/memories/consolidate", { min_similarity: 2 }), "body/min_similarity", "maximum");
     });
 
@@ -442,12 +448,13 @@ describeEngines("memoclaw clients", (engine) => {
       const before = { keep: await links(client, keep), dup: await links(client, dup), x: await links(client, x) };
 
       const dry = await client.post("/v1/memories/consolidate", { namespace, dry_run: true, min_similarity: 0.5 });
-      expect(dry.body).toMatchObject({ clusters: 2, merged: 2, dry_run: true });
+      expect(dry.body).toMatchObject({ clusters_found: 2, merged: 2, dry_run: true });
+      expect(dry.body.clusters).toHaveLength(2);
       expect({ keep: await links(client, keep), dup: await links(client, dup), x: await links(client, x) }).toEqual(before);
       expect(await links(client, keep)).toEqual([`${dup} supersedes ${keep}`, `${keep} derived_from ${y}`].sort());
 
       const res = await client.post("/v1/memories/consolidate", { namespace, min_similarity: 0.5 });
-      expect(res.body).toMatchObject({ clusters: 2, merged: 2, dry_run: false });
+      expect(res.body).toMatchObject({ clusters_found: 2, merged: 2, dry_run: false });
       expect(sorted(ids(await client.get(`/v1/memories?namespace=${namespace}`)))).toEqual(sorted([keep, x, y, keep2]));
       expect(await links(client, keep)).toEqual(
         [`${keep} related_to ${x}`, `${y} supports ${keep}`, `${keep} derived_from ${y}`, `${keep} contradicts ${y}`, `${keep} related_to ${keep2}`].sort(),
@@ -460,7 +467,7 @@ describeEngines("memoclaw clients", (engine) => {
       // the other wallet's memories and relations were not read or touched; its own consolidate moves only its own
       expect(await links(other, theirDup)).toEqual([`${theirDup} supports ${theirX}`]);
       expect(await links(other, theirKeep)).toEqual([]);
-      expect((await other.post("/v1/memories/consolidate", { namespace, min_similarity: 0.5 })).body).toMatchObject({ clusters: 1, merged: 1 });
+      expect((await other.post("/v1/memories/consolidate", { namespace, min_similarity: 0.5 })).body).toMatchObject({ clusters_found: 1, merged: 1 });
       expect(await links(other, theirKeep)).toEqual([`${theirKeep} supports ${theirX}`]);
       expect(await links(client, keep)).toHaveLength(5);
     });
