@@ -163,9 +163,16 @@ await step("history", async () => {
   const h = r.json?.history ?? r.json;
   check(Array.isArray(h) && h.length >= 1, "one entry or more");
 });
-await step("diff", async () => {
-  await ok(["diff", first!]);
-});
+await specStep(
+  "diff",
+  "the spec's history `changes` hold the new values, newest first; the CLI reads `changes[field].old/.new` and takes the last entry as the newest: it prints the oldest change as (none) → (none) (the snapshots are in the additive `before`/`after`, which it does not read)",
+  async () => {
+    const h = (await ok(["history", first!])).json?.history;
+    check(Array.isArray(h) && h[0]?.changes?.importance === 0.9 && h[0].before?.importance === 0.8 && h[0].after?.importance === 0.9, "changes: the new values; before/after: the snapshots");
+    const r = await ok(["diff", first!], undefined, true);
+    check(/\(none\) → \(none\)/.test(r.stdout), `the CLI's (none) → (none) (got ${r.stdout.trim().slice(0, 160)})`);
+  },
+);
 await step("pin / unpin", async () => {
   await ok(["pin", first!]);
   check((await get(first!)).pinned === true, "pinned");
@@ -257,6 +264,16 @@ await step("stats", async () => {
   const r = await ok(["stats"]);
   check(r.json && (r.json.total_memories >= 5 || r.json.total >= 5), `totals (got ${r.stdout.slice(0, 80)})`);
 });
+await specStep(
+  "stats (text output)",
+  "the spec's by_namespace and by_type are arrays of {namespace|memory_type, count}; the CLI reads them as {name: count} maps and prints [object Object] in its top-namespaces and top-types tables",
+  async () => {
+    const json = (await ok(["stats"])).json;
+    check(Array.isArray(json?.by_namespace) && json.by_namespace[0]?.namespace !== undefined, "the spec's by_namespace array");
+    const r = await ok(["stats"], undefined, true);
+    check(r.stdout.includes("Total memories") && r.stdout.includes("[object O"), `the CLI's [object Object] rows (got ${r.stdout.trim().slice(0, 120)})`);
+  },
+);
 await step("status (free tier)", async () => {
   const r = await ok(["status"]);
   check(r.stdout.length > 0 && !/error/i.test(r.stderr), "a status");

@@ -9,11 +9,14 @@
  *   bun scripts/memoclaw-sdk-e2e.ts --sdk /tmp/memoclaw-sdk/typescript/src --url http://127.0.0.1:8899
  *
  * Every step runs even when an earlier one failed; the exit code is the number of failed steps. A step
- * marked `sdk` is a known place where the SDK's own types contradict MemoClaw's API reference and the
- * other three clients (engram follows those): shown, not counted as working, not a failure.
+ * marked `sdk` is a known place where the SDK's own types contradict the spec or, where the spec is
+ * silent, MemoClaw's API reference and the other three clients (engram follows those): `run` checks
+ * engram's answer; shown, not counted as working, not a failure.
  */
 import { parseArgs } from "node:util";
 import { join, resolve } from "node:path";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { generatePrivateKey } from "viem/accounts";
 
 const { values } = parseArgs({ options: { sdk: { type: "string" }, url: { type: "string", default: "http://127.0.0.1:8787" } } });
@@ -119,6 +122,11 @@ await step("getMemoryGraph", async () => {
   const g = await client.getMemoryGraph(batch![1], 1);
   check(g instanceof Map && g.size >= 1, "a graph");
 });
+await step("findRelated", async () => {
+  const incoming = await client.findRelated(batch![1], { direction: "incoming" });
+  const outgoing = await client.findRelated(batch![1], { relationType: "related_to", direction: "outgoing" });
+  check(incoming.length === 0 && outgoing.length === 1 && outgoing[0].id === relationId && outgoing[0].memory?.id, "the outgoing relation, with the other memory");
+});
 await step("deleteRelation", async () => {
   const r = await client.deleteRelation(batch![1], relationId);
   check(r.deleted === true && r.id === relationId, "{deleted, id}");
@@ -148,6 +156,14 @@ await step("export", async () => {
   const r = await client.export({ format: "json", namespace: ns });
   check(r.format === "json" && Array.isArray(r.memories) && r.count >= 5, "json rows");
 });
+await sdkStep(
+  "export (csv): ExportResponse.memories",
+  "types.ts declares `memories: unknown[]` for every format; the spec's GET /v1/export has 'formatted output for CSV and Markdown', which engram answers as one document (a string)",
+  async () => {
+    const r = await client.export({ format: "csv", namespace: ns });
+    check(r.format === "csv" && typeof r.memories === "string" && r.memories.startsWith("id,content,") && r.count >= 5, "the CSV document");
+  },
+);
 await step("ingest", async () => {
   const r = await client.ingest({ messages: [{ role: "user", content: "I switched from Vim to Helix last month." }], namespace: ns });
   check(Array.isArray(r.memory_ids) && typeof r.facts_extracted === "number", "ingest counts");
@@ -181,6 +197,20 @@ await sdkStep(
 await step("migrate", async () => {
   const r = await client.migrate([{ filename: "MEMORY.md", content: "# Notes\n- The user drinks green tea\n- Standups are at 9:30" }], { namespace: ns, auto_tag: true });
   check(r.files_processed === 1 && r.memories_created === 2 && r.memory_ids.length === 2, "2 memories");
+});
+await step("migrateDirectory", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "memoclaw-sdk-migrate-"));
+  try {
+    writeFileSync(join(dir, "a.md"), "# Tools\n- The team lints with Biome");
+    writeFileSync(join(dir, "b.md"), "Release notes are written in the PR description.");
+    writeFileSync(join(dir, "c.txt"), "Not markdown: left out by the *.md pattern.");
+    const r = await client.migrateDirectory(dir, { namespace: `${ns}-dir` });
+    check(r.files_processed === 2 && r.memories_created === 2, "2 files, 2 memories");
+    const listed = (await client.list({ namespace: `${ns}-dir` })).memories.map((m: any) => m.content).sort();
+    check(listed.join("|") === "Release notes are written in the PR description.|The team lints with Biome", "the two memories");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 await step("status", async () => {
   const r = await client.status();
