@@ -440,6 +440,44 @@ describeEngines("memoclaw clients", (engine) => {
       expect422(await client.post("/v1/memories/consolidate", { min_similarity: 2 }), "body/min_similarity", "maximum");
     });
 
+    test("consolidate as each client sends it, answering the fields each parses", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs("consolidate-clients");
+      const twoCopies = async () => {
+        const keep = await storeOne(client, { content: "The on-call rotation changes every Monday at nine.", namespace, importance: 0.7, agent_id: "ops-bot" });
+        const copy = await storeOne(client, { content: "The on-call rotation changes every Monday at nine.", namespace: `${namespace}-x`, agent_id: "ops-bot" });
+        expect((await client.patch(`/v1/memories/${copy}`, { namespace })).status).toBe(200);
+        return [keep, copy] as const;
+      };
+      const [keep, copy] = await twoCopies();
+      const requests: [string, Record<string, unknown>][] = [
+        ["TypeScript SDK consolidate({namespace, dry_run})", { namespace, dry_run: true }],
+        ["Python SDK consolidate(namespace, min_similarity, mode, dry_run)", { namespace, min_similarity: 0.9, mode: "merge", dry_run: true }],
+        ["CLI consolidate --namespace --min-similarity --mode --dry-run", { namespace, min_similarity: 0.9, mode: "rule", dry_run: true }],
+        ["memoclaw_consolidate {namespace, agent_id, min_similarity, mode, dry_run}", { namespace, agent_id: "ops-bot", min_similarity: 0.9, mode: "llm", dry_run: true }],
+      ];
+      for (const [who, body] of requests) {
+        const res = await client.post("/v1/memories/consolidate", body);
+        expect([who, res.status]).toEqual([who, 200]);
+        const r = res.body;
+        // Python SDK ConsolidateResult: clusters_found, memories_merged, memories_created (int), clusters: [{memory_ids, similarity, merged_into}]
+        expect([who, r.clusters_found, r.memories_merged, r.memories_created]).toEqual([who, 1, 1, 0]);
+        expect(r.clusters).toHaveLength(1);
+        expect(sorted(r.clusters[0].memory_ids)).toEqual(sorted([keep, copy]));
+        expect(r.clusters[0].merged_into).toBe(keep);
+        expect(typeof r.clusters[0].similarity).toBe("number");
+        // TypeScript SDK ConsolidateResponse: merged, tokens_used, dry_run, details; the CLI: merged, clusters.length; memoclaw-mcp's schema: merged, clusters[]
+        expect([who, r.merged, r.tokens_used, r.dry_run]).toEqual([who, 1, 0, true]);
+        expect(r.details).toEqual(r.clusters);
+      }
+      expect((await client.get(`/v1/memories/count?namespace=${namespace}`)).body.count).toBe(2);
+      // another agent's memories are not in memoclaw-mcp's agent_id-scoped consolidate
+      expect((await client.post("/v1/memories/consolidate", { namespace, agent_id: "someone-else", dry_run: true })).body).toMatchObject({ clusters_found: 0, clusters: [] });
+      const merged = await client.post("/v1/memories/consolidate", { namespace, min_similarity: 0.9, mode: "merge" });
+      expect(merged.body).toMatchObject({ clusters_found: 1, memories_merged: 1, merged: 1, dry_run: false });
+      expect(ids(await client.get(`/v1/memories?namespace=${namespace}`))).toEqual([keep]);
+    });
+
     test("POST /v1/memories/consolidate moves the folded memories' relations to the kept one (deduped, no self-loops); dry_run moves none; wallets stay apart", async () => {
       const client = new Client(service);
       const other = new Client(service);
