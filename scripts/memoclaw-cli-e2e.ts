@@ -158,6 +158,11 @@ await step("update (content, importance, tags, session, agent)", async () => {
   const m = await get(first!);
   check(m.content.endsWith("everywhere.") && m.importance === 0.9 && m.tags?.join() === "ui,theme" && m.session_id === "s2" && m.agent_id === "a2", "every field changed");
 });
+await step("edit (--editor)", async () => {
+  // the "editor" rewrites the file the CLI hands it; the CLI then PATCHes the new content
+  await ok(["edit", first!, "--editor", "sed -i s/everywhere/in-every-app/"]);
+  check((await get(first!)).content === "The user prefers dark mode in-every-app.", "the edited content");
+});
 await step("history", async () => {
   const r = await ok(["history", first!]);
   const h = r.json?.history ?? r.json;
@@ -168,7 +173,8 @@ await specStep(
   "the spec's history `changes` hold the new values, newest first; the CLI reads `changes[field].old/.new` and takes the last entry as the newest: it prints the oldest change as (none) → (none) (the snapshots are in the additive `before`/`after`, which it does not read)",
   async () => {
     const h = (await ok(["history", first!])).json?.history;
-    check(Array.isArray(h) && h[0]?.changes?.importance === 0.9 && h[0].before?.importance === 0.8 && h[0].after?.importance === 0.9, "changes: the new values; before/after: the snapshots");
+    const update = Array.isArray(h) ? h[h.length - 1] : undefined; // newest first: the update is the oldest entry
+    check(update?.changes?.importance === 0.9 && update.before?.importance === 0.8 && update.after?.importance === 0.9, "changes: the new values; before/after: the snapshots");
     const r = await ok(["diff", first!], undefined, true);
     check(/\(none\) → \(none\)/.test(r.stdout), `the CLI's (none) → (none) (got ${r.stdout.trim().slice(0, 160)})`);
   },
