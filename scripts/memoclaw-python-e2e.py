@@ -40,8 +40,9 @@ Then, with the SDK's python/src folder anywhere outside this repository:
 
   /path/to/venv/bin/python scripts/memoclaw-python-e2e.py --sdk /tmp/memoclaw-sdk/python/src
 
-starts engram itself (`bun scripts/start.ts` from this repository, on a free port, with a fresh
-data folder, AUTH_MESSAGE_PREFIX=memoclaw-auth and FREE_TIER_CALLS=100000), or, with
+starts engram itself (`bun scripts/start.ts` from this repository, on a free port, or the first free
+ones of `--ports 9100-9199`, with a fresh data folder, AUTH_MESSAGE_PREFIX=memoclaw-auth and
+FREE_TIER_CALLS=100000), or, with
 `--url http://127.0.0.1:8787`, uses a running one started with those two settings.
 
 A row fails when the SDK raises (its own validation or an API error) or a check fails; its detail
@@ -80,6 +81,7 @@ parser.add_argument("--sdk", required=True, help="the SDK's python/src folder (h
 parser.add_argument("--url", help="a running engram (else one is started from this repository)")
 parser.add_argument("--engram-dir", default=str(REPO), help="the engram checkout to start (default: this one)")
 parser.add_argument("--verbose", action="store_true", help="print tracebacks of failed steps")
+parser.add_argument("--ports", help="FIRST-LAST: start engram on the first free ports of this range (default: any free port)")
 args = parser.parse_args()
 
 sys.path.insert(0, str(Path(args.sdk).resolve()))
@@ -107,9 +109,15 @@ from eth_account import Account  # noqa: E402  (the SDK's own dependency)
 # ── engram ───────────────────────────────────────────────────────────────────
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    first, last = (int(p) for p in args.ports.split("-")) if args.ports else (0, 0)
+    for port in range(first, last + 1):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise SystemExit(f"no free port in {args.ports}")
 
 
 def start_engram(**settings: str) -> tuple[str, subprocess.Popen, str]:
