@@ -31,9 +31,9 @@ const files = mkdtempSync(join(tmpdir(), "memoclaw-cli-files-"));
 const env = { ...process.env, HOME: home, MEMOCLAW_URL: values.url!, MEMOCLAW_PRIVATE_KEY: generatePrivateKey(), NO_COLOR: "1", MEMOCLAW_NAMESPACE: "" };
 
 type Run = { code: number; stdout: string; stderr: string; json: any };
-/** Runs `memoclaw <args> --json --no-retry`; `json` is the parsed stdout (or the last JSON line), if any. */
-async function cli(args: string[], stdin?: string): Promise<Run> {
-  const proc = Bun.spawn(["bun", entry, ...args, "--json", "--no-retry", "--no-color"], {
+/** Runs `memoclaw <args> --json --no-retry` (without `--json` when `text`); `json` is the parsed stdout (or the last JSON line), if any. */
+async function cli(args: string[], stdin?: string, text = false): Promise<Run> {
+  const proc = Bun.spawn(["bun", entry, ...args, ...(text ? [] : ["--json"]), "--no-retry", "--no-color"], {
     env,
     stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
@@ -53,8 +53,8 @@ async function cli(args: string[], stdin?: string): Promise<Run> {
   return { code, stdout, stderr, json };
 }
 /** Runs and requires exit code 0. */
-async function ok(args: string[], stdin?: string): Promise<Run> {
-  const r = await cli(args, stdin);
+async function ok(args: string[], stdin?: string, text = false): Promise<Run> {
+  const r = await cli(args, stdin, text);
   if (r.code !== 0) throw new Error(`exit ${r.code}: ${(r.stderr || r.stdout).trim().split("\n").slice(-2).join(" ")}`);
   return r;
 }
@@ -158,14 +158,27 @@ await step("update (content, importance, tags, session, agent)", async () => {
   const m = await get(first!);
   check(m.content.endsWith("everywhere.") && m.importance === 0.9 && m.tags?.join() === "ui,theme" && m.session_id === "s2" && m.agent_id === "a2", "every field changed");
 });
+await step("edit (--editor)", async () => {
+  // the "editor" rewrites the file the CLI hands it; the CLI then PATCHes the new content
+  await ok(["edit", first!, "--editor", "sed -i s/everywhere/in-every-app/"]);
+  check((await get(first!)).content === "The user prefers dark mode in-every-app.", "the edited content");
+});
 await step("history", async () => {
   const r = await ok(["history", first!]);
   const h = r.json?.history ?? r.json;
   check(Array.isArray(h) && h.length >= 1, "one entry or more");
 });
-await step("diff", async () => {
-  await ok(["diff", first!]);
-});
+await specStep(
+  "diff",
+  "the spec's history `changes` hold the new values, newest first; the CLI reads `changes[field].old/.new` and takes the last entry as the newest: it prints the oldest change as (none) → (none) (the snapshots are in the additive `before`/`after`, which it does not read)",
+  async () => {
+    const h = (await ok(["history", first!])).json?.history;
+    const update = Array.isArray(h) ? h[h.length - 1] : undefined; // newest first: the update is the oldest entry
+    check(update?.changes?.importance === 0.9 && update.before?.importance === 0.8 && update.after?.importance === 0.9, "changes: the new values; before/after: the snapshots");
+    const r = await ok(["diff", first!], undefined, true);
+    check(/\(none\) → \(none\)/.test(r.stdout), `the CLI's (none) → (none) (got ${r.stdout.trim().slice(0, 160)})`);
+  },
+);
 await step("pin / unpin", async () => {
   await ok(["pin", first!]);
   check((await get(first!)).pinned === true, "pinned");
@@ -224,7 +237,21 @@ await step("ingest", async () => {
 });
 await step("consolidate --dry-run", async () => {
   const r = await ok(["consolidate", "--namespace", ns, "--dry-run"]);
-  check(r.json?.dry_run === true || typeof r.json?.clusters === "number" || Array.isArray(r.json?.clusters), "a dry-run answer");
+  check(r.json?.dry_run === true && Array.isArray(r.json?.clusters), "a dry-run answer");
+});
+// Two copies in one namespace (a store would merge the second into the first, a move does not); the
+// CLI's text output reads `clusters.length` and `merged`.
+await step("consolidate (text output)", async () => {
+  const dup = `${ns}-dup`;
+  const keep = (await ok(["store", "The office wifi password rotates every month.", "--namespace", dup, "--importance", "0.7"])).json?.id;
+  const copy = (await ok(["store", "The office wifi password rotates every month.", "--namespace", `${dup}-x`])).json?.id;
+  await ok(["move", copy, "--namespace", dup, "--yes"]);
+  const dry = await ok(["consolidate", "--namespace", dup, "--dry-run"], undefined, true);
+  check(/Clusters found: 1\b/.test(dry.stdout + dry.stderr), `"Clusters found: 1" (got ${(dry.stdout + dry.stderr).trim().slice(0, 120)})`);
+  const r = await ok(["consolidate", "--namespace", dup], undefined, true);
+  check(/1 memories merged/.test(r.stdout + r.stderr), `"1 memories merged" (got ${(r.stdout + r.stderr).trim().slice(0, 120)})`);
+  const left = (await ok(["list", "--namespace", dup])).json?.memories ?? [];
+  check(left.length === 1 && left[0].id === keep, "the kept copy alone");
 });
 await step("suggested", async () => {
   const r = await ok(["suggested", "--namespace", ns, "--limit", "5"]);
@@ -243,6 +270,16 @@ await step("stats", async () => {
   const r = await ok(["stats"]);
   check(r.json && (r.json.total_memories >= 5 || r.json.total >= 5), `totals (got ${r.stdout.slice(0, 80)})`);
 });
+await specStep(
+  "stats (text output)",
+  "the spec's by_namespace and by_type are arrays of {namespace|memory_type, count}; the CLI reads them as {name: count} maps and prints [object Object] in its top-namespaces and top-types tables",
+  async () => {
+    const json = (await ok(["stats"])).json;
+    check(Array.isArray(json?.by_namespace) && json.by_namespace[0]?.namespace !== undefined, "the spec's by_namespace array");
+    const r = await ok(["stats"], undefined, true);
+    check(r.stdout.includes("Total memories") && r.stdout.includes("[object O"), `the CLI's [object Object] rows (got ${r.stdout.trim().slice(0, 120)})`);
+  },
+);
 await step("status (free tier)", async () => {
   const r = await ok(["status"]);
   check(r.stdout.length > 0 && !/error/i.test(r.stderr), "a status");

@@ -293,7 +293,7 @@ await step("memoclaw_consolidate", "consolidate (dry run)", async () => {
   await ok("memoclaw_store", { content: "The billing service is written in Go!", namespace: ns3 });
   const before = (await ok("memoclaw_count", { namespace: ns3 })).data?.count;
   const r = await ok("memoclaw_consolidate", { namespace: ns3, dry_run: true, min_similarity: 0.8 });
-  check(r.data !== undefined || r.text.length > 0, "an answer");
+  check(Array.isArray(r.data?.clusters) && typeof r.data.merged === "number" && r.data.dry_run === true, `{clusters: [...], merged, dry_run} (got ${r.text.slice(0, 120)})`);
   const after = (await ok("memoclaw_count", { namespace: ns3 })).data?.count;
   check(typeof before === "number" && before === after, `nothing merged in a dry run (${before} then ${after}; ${r.text.slice(0, 120)})`);
 });
@@ -306,6 +306,32 @@ await step("memoclaw_merge", "merge (combine)", async () => {
   check(m.content.includes("Porto") && m.content.includes("rooftop"), `combined content (got ${JSON.stringify(m).slice(0, 160)})`);
   const gone = await call("memoclaw_get", { id: a.data.memory.id });
   check(gone.isError, "the source gone");
+});
+// The server's resources and prompts read the API too (an MCP host shows them to the model).
+const resourceText = async (uri: string): Promise<string> => {
+  const r = await client.readResource({ uri });
+  return r.contents.map((c: any) => c.text ?? "").join("\n");
+};
+await step("(resources)", "resources: stats, namespaces, core-memories, memories/{id}, namespaces/{ns}, tags/{tag}", async () => {
+  const listed = (await client.listResources()).resources.map((r) => r.uri);
+  check(["memoclaw://stats", "memoclaw://namespaces", "memoclaw://core-memories"].every((u) => listed.includes(u)), `the static resources (got ${listed.join(", ")})`);
+  const stats = JSON.parse(await resourceText("memoclaw://stats"));
+  check(stats.total_memories >= 5, `stats (got ${JSON.stringify(stats).slice(0, 100)})`);
+  check((await resourceText("memoclaw://namespaces")).includes(ns), "the namespace listed");
+  check((await resourceText("memoclaw://core-memories")).includes(second!), "the pinned memory among the core memories");
+  check(JSON.parse(await resourceText(`memoclaw://memories/${second}`)).id === second, "the memory");
+  const inNs = JSON.parse(await resourceText(`memoclaw://namespaces/${ns}`));
+  check(inNs.count >= 2 && inNs.memories.every((m: any) => m.namespace === ns), `the namespace's memories (got ${JSON.stringify(inNs).slice(0, 100)})`);
+  const tagged = JSON.parse(await resourceText("memoclaw://tags/ops"));
+  check(tagged.count >= 1 && tagged.memories.every((m: any) => m.tags?.includes("ops")), `the tag's memories (got ${JSON.stringify(tagged).slice(0, 100)})`);
+});
+await step("(prompts)", "prompts: review-memories, load-context, memory-report", async () => {
+  const text = async (name: string, args: Record<string, string>) =>
+    (await client.getPrompt({ name, arguments: args })).messages.map((m: any) => m.content?.text ?? "").join("\n");
+  check((await text("review-memories", { namespace: ns })).includes("Deploys happen on Tuesdays"), "review-memories lists the namespace's memories");
+  check((await text("load-context", { task: "set up the deploy pipeline", namespace: ns })).includes("Deploys happen on Tuesdays"), "load-context recalls the relevant memory");
+  const report = await text("memory-report", { namespace: ns });
+  check(report.includes(ns) && report.includes("total_memories"), "memory-report with stats and namespaces");
 });
 await step("memoclaw_delete", "delete", async () => {
   const r = await ok("memoclaw_delete", { id: batch![0] });

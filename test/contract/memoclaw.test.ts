@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { connect } from "node:net";
 import { Client, startService, TestWallet, type TestService } from "../helpers/harness";
 import { describeEngines } from "../helpers/engines";
-import { expectFieldError, MISSING_ID, raw, storeMany, storeOne, uniqueNs, type Reply } from "../helpers/contract";
+import { expectError, expectFieldError, MISSING_ID, raw, storeMany, storeOne, uniqueNs, type Reply } from "../helpers/contract";
+import { LIMITS } from "../../src/domain/memory";
 
 /**
  * The requests the public MemoClaw clients (CLI, MCP server, TS and Python SDKs) send, as they send
@@ -10,6 +12,35 @@ import { expectFieldError, MISSING_ID, raw, storeMany, storeOne, uniqueNs, type 
  */
 const ids = (res: Reply) => (res.body.memories as { id: string }[]).map((m) => m.id);
 const sorted = (xs: string[]) => [...xs].sort();
+/**
+ * A request written on a raw socket, so that its Content-Length can claim more than is sent; the
+ * answer's status line, headers and (JSON) body.
+ */
+function rawHttp(service: TestService, head: string): Promise<{ status: number; headers: string; body: any }> {
+  const { hostname, port } = new URL(service.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(head));
+    let text = "";
+    const done = () => {
+      socket.destroy();
+      const [headers = "", body = ""] = text.split("\r\n\r\n");
+      try {
+        resolve({ status: Number(headers.split(" ")[1]), headers: headers.toLowerCase(), body: JSON.parse(body) });
+      } catch (error) {
+        reject(new Error(`unreadable answer ${JSON.stringify(text.slice(0, 300))}: ${error}`));
+      }
+    };
+    socket.on("data", (chunk) => {
+      text += chunk.toString();
+      const [headers = "", body = ""] = text.split("\r\n\r\n");
+      const length = /content-length: *(\d+)/i.exec(headers)?.[1];
+      if (length !== undefined && Buffer.byteLength(body) >= Number(length)) done();
+    });
+    socket.on("end", done);
+    socket.on("error", reject);
+  });
+}
+
 /** 422 VALIDATION_ERROR naming `field`, and when given the broken `rule`. */
 function expect422(res: Reply, field: string, rule?: string): void {
   expectFieldError(res, field);
@@ -389,18 +420,62 @@ describeEngines("memoclaw clients", (engine) => {
 
       const dry = await client.post("/v1/memories/consolidate", { namespace, dry_run: true, min_similarity: 0.5 });
       expect(dry.status).toBe(200);
-      expect(dry.body).toMatchObject({ clusters: 1, merged: 1, dry_run: true, tokens_used: 0, clusters_found: 1, memories_merged: 1 });
-      expect(dry.body.details).toEqual([{ memory_ids: [keep, dup], similarity: expect.any(Number), merged_into: keep }]);
+      // the Python SDK's ConsolidateResult, the CLI (`clusters.length`) and memoclaw-mcp's output schema read `clusters` as
+      // this list (as MemoClaw's API reference has it); the TypeScript SDK reads `merged`, `dry_run` and `details`
+      expect(dry.body).toMatchObject({ merged: 1, dry_run: true, tokens_used: 0, clusters_found: 1, memories_merged: 1, memories_created: 0 });
+      const { similarity } = dry.body.clusters[0];
+      expect(similarity).toBeGreaterThanOrEqual(0.5);
+      expect(similarity).toBeLessThanOrEqual(1);
+      expect(dry.body.clusters).toEqual([{ memory_ids: [keep, dup], similarity, merged_into: keep }]);
+      expect(dry.body.details).toEqual(dry.body.clusters);
       expect((await client.get(`/v1/memories/count?namespace=${namespace}`)).body.count).toBe(4);
 
       const res = await client.post("/v1/memories/consolidate", { namespace, min_similarity: 0.5 });
-      expect(res.body).toMatchObject({ clusters: 1, merged: 1, dry_run: false });
+      expect(res.body).toMatchObject({ clusters_found: 1, merged: 1, memories_merged: 1, dry_run: false, clusters: [{ memory_ids: [keep, dup], merged_into: keep }] });
       expect(sorted(ids(await client.get(`/v1/memories?namespace=${namespace}`)))).toEqual(sorted([keep, v15!, v16!]));
       expect((await client.get(`/v1/memories/${keep}`)).body).toMatchObject({ importance: 0.8, tags: ["deploy", "ops"] });
       expect((await client.get(`/v1/memories/${dup}`)).status).toBe(404);
       expect((await other.get(`/v1/memories/${foreign}`)).status).toBe(200);
-      expect((await client.post("/v1/memories/consolidate", { namespace })).body).toMatchObject({ clusters: 0, merged: 0 });
+      expect((await client.post("/v1/memories/consolidate", { namespace })).body).toMatchObject({ clusters: [], details: [], clusters_found: 0, merged: 0 });
       expect422(await client.post("/v1/memories/consolidate", { min_similarity: 2 }), "body/min_similarity", "maximum");
+    });
+
+    test("consolidate as each client sends it, answering the fields each parses", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs("consolidate-clients");
+      const twoCopies = async () => {
+        const keep = await storeOne(client, { content: "The on-call rotation changes every Monday at nine.", namespace, importance: 0.7, agent_id: "ops-bot" });
+        const copy = await storeOne(client, { content: "The on-call rotation changes every Monday at nine.", namespace: `${namespace}-x`, agent_id: "ops-bot" });
+        expect((await client.patch(`/v1/memories/${copy}`, { namespace })).status).toBe(200);
+        return [keep, copy] as const;
+      };
+      const [keep, copy] = await twoCopies();
+      const requests: [string, Record<string, unknown>][] = [
+        ["TypeScript SDK consolidate({namespace, dry_run})", { namespace, dry_run: true }],
+        ["Python SDK consolidate(namespace, min_similarity, mode, dry_run)", { namespace, min_similarity: 0.9, mode: "merge", dry_run: true }],
+        ["CLI consolidate --namespace --min-similarity --mode --dry-run", { namespace, min_similarity: 0.9, mode: "rule", dry_run: true }],
+        ["memoclaw_consolidate {namespace, agent_id, min_similarity, mode, dry_run}", { namespace, agent_id: "ops-bot", min_similarity: 0.9, mode: "llm", dry_run: true }],
+      ];
+      for (const [who, body] of requests) {
+        const res = await client.post("/v1/memories/consolidate", body);
+        expect([who, res.status]).toEqual([who, 200]);
+        const r = res.body;
+        // Python SDK ConsolidateResult: clusters_found, memories_merged, memories_created (int), clusters: [{memory_ids, similarity, merged_into}]
+        expect([who, r.clusters_found, r.memories_merged, r.memories_created]).toEqual([who, 1, 1, 0]);
+        expect(r.clusters).toHaveLength(1);
+        expect(sorted(r.clusters[0].memory_ids)).toEqual(sorted([keep, copy]));
+        expect(r.clusters[0].merged_into).toBe(keep);
+        expect(typeof r.clusters[0].similarity).toBe("number");
+        // TypeScript SDK ConsolidateResponse: merged, tokens_used, dry_run, details; the CLI: merged, clusters.length; memoclaw-mcp's schema: merged, clusters[]
+        expect([who, r.merged, r.tokens_used, r.dry_run]).toEqual([who, 1, 0, true]);
+        expect(r.details).toEqual(r.clusters);
+      }
+      expect((await client.get(`/v1/memories/count?namespace=${namespace}`)).body.count).toBe(2);
+      // another agent's memories are not in memoclaw-mcp's agent_id-scoped consolidate
+      expect((await client.post("/v1/memories/consolidate", { namespace, agent_id: "someone-else", dry_run: true })).body).toMatchObject({ clusters_found: 0, clusters: [] });
+      const merged = await client.post("/v1/memories/consolidate", { namespace, min_similarity: 0.9, mode: "merge" });
+      expect(merged.body).toMatchObject({ clusters_found: 1, memories_merged: 1, merged: 1, dry_run: false });
+      expect(ids(await client.get(`/v1/memories?namespace=${namespace}`))).toEqual([keep]);
     });
 
     test("POST /v1/memories/consolidate moves the folded memories' relations to the kept one (deduped, no self-loops); dry_run moves none; wallets stay apart", async () => {
@@ -442,12 +517,13 @@ describeEngines("memoclaw clients", (engine) => {
       const before = { keep: await links(client, keep), dup: await links(client, dup), x: await links(client, x) };
 
       const dry = await client.post("/v1/memories/consolidate", { namespace, dry_run: true, min_similarity: 0.5 });
-      expect(dry.body).toMatchObject({ clusters: 2, merged: 2, dry_run: true });
+      expect(dry.body).toMatchObject({ clusters_found: 2, merged: 2, dry_run: true });
+      expect(dry.body.clusters).toHaveLength(2);
       expect({ keep: await links(client, keep), dup: await links(client, dup), x: await links(client, x) }).toEqual(before);
       expect(await links(client, keep)).toEqual([`${dup} supersedes ${keep}`, `${keep} derived_from ${y}`].sort());
 
       const res = await client.post("/v1/memories/consolidate", { namespace, min_similarity: 0.5 });
-      expect(res.body).toMatchObject({ clusters: 2, merged: 2, dry_run: false });
+      expect(res.body).toMatchObject({ clusters_found: 2, merged: 2, dry_run: false });
       expect(sorted(ids(await client.get(`/v1/memories?namespace=${namespace}`)))).toEqual(sorted([keep, x, y, keep2]));
       expect(await links(client, keep)).toEqual(
         [`${keep} related_to ${x}`, `${y} supports ${keep}`, `${keep} derived_from ${y}`, `${keep} contradicts ${y}`, `${keep} related_to ${keep2}`].sort(),
@@ -460,9 +536,169 @@ describeEngines("memoclaw clients", (engine) => {
       // the other wallet's memories and relations were not read or touched; its own consolidate moves only its own
       expect(await links(other, theirDup)).toEqual([`${theirDup} supports ${theirX}`]);
       expect(await links(other, theirKeep)).toEqual([]);
-      expect((await other.post("/v1/memories/consolidate", { namespace, min_similarity: 0.5 })).body).toMatchObject({ clusters: 1, merged: 1 });
+      expect((await other.post("/v1/memories/consolidate", { namespace, min_similarity: 0.5 })).body).toMatchObject({ clusters_found: 1, merged: 1 });
       expect(await links(other, theirKeep)).toEqual([`${theirKeep} supports ${theirX}`]);
       expect(await links(client, keep)).toHaveLength(5);
+    });
+  });
+
+  describe("wallet isolation on the alias routes", () => {
+    test("another wallet's memories are never found, counted, listed as core or tags, updated, deleted, deduplicated against or consolidated through an alias", async () => {
+      const alice = new Client(service);
+      const bob = new Client(service);
+      const SECRET = "Alice's backup YubiKey is kept in the office safe.";
+      const iso = uniqueNs("iso");
+      const [a1, a3] = await storeMany(alice, [
+        { content: SECRET, namespace: iso, pinned: true, importance: 0.9, tags: ["security", "yubikey"], session_id: "s-alice", agent_id: "vault" },
+        { content: SECRET, namespace: `${iso}-e` },
+        { content: SECRET, namespace: `${iso}-x` },
+      ]);
+      // a duplicate of a1 in the same namespace (a namespace move does not dedup), for consolidate
+      const a2 = (await alice.get(`/v1/memories?namespace=${iso}-x`)).body.memories[0].id as string;
+      expect((await alice.patch(`/v1/memories/${a2}`, { namespace: iso })).status).toBe(200);
+      const aliceBefore = await Promise.all([a1, a2, a3].map(async (id) => (await alice.get(`/v1/memories/${id}`)).body));
+      const b1 = await storeOne(bob, { content: "Bob waters the office plants on Fridays.", namespace: iso, tags: ["plants"] });
+      const alices = new Set([a1, a2, a3]);
+      const none = (found: string[]) => expect(found.filter((id) => alices.has(id))).toEqual([]);
+
+      expect((await bob.get("/v1/memories/search?q=yubikey")).body).toMatchObject({ memories: [], total: 0 });
+      expect((await bob.get(`/v1/memories/search?q=office&namespace=${iso}`)).body.memories.map((m: { id: string }) => m.id)).toEqual([b1]);
+      expect((await bob.get(`/v1/memories/count?namespace=${iso}`)).body.count).toBe(1);
+      expect((await bob.get("/v1/memories/count?session_id=s-alice")).body.count).toBe(0);
+      expect((await bob.get(`/v1/memories/count?metadata=${encodeURIComponent('{"tags":"security"}')}`)).body.count).toBe(0);
+      for (const path of ["/v1/core-memories", "/v1/core", `/v1/core-memories?namespace=${iso}`]) expect((await bob.get(path)).body).toEqual({ memories: [], total: 0 });
+      expect((await bob.get("/v1/tags")).body).toEqual({ tags: [{ tag: "plants", count: 1 }] });
+
+      const updated = await bob.post("/v1/memories/batch-update", { updates: [{ id: a1, tags: ["pwned"], pinned: false }, { id: b1, importance: 0.6 }] });
+      expect(updated.body).toMatchObject({ updated: 1, failed: 1, results: [{ id: a1, updated: false }, { id: b1, updated: true }], errors: [{ id: a1, status: 404 }] });
+      expect((await bob.post("/v1/memories/batch-delete", { ids: [a1, a2] })).body).toMatchObject({
+        deleted: 0,
+        results: [{ id: a1, deleted: false, error: "not_found" }, { id: a2, deleted: false, error: "not_found" }],
+      });
+      expect((await bob.post("/v1/memories/bulk-delete", { ids: [a3] })).body).toMatchObject({ deleted: 0, failed: [{ id: a3, error: "not_found" }] });
+
+      // Alice holds this text in both namespaces: Bob's extract and migrate store his own copies
+      const extracted = await bob.post("/v1/memories/extract", { text: SECRET, namespace: `${iso}-e` });
+      expect(extracted.status).toBe(201);
+      expect(extracted.body.facts_deduplicated).toBe(0);
+      expect(extracted.body.memory_ids.length).toBeGreaterThan(0);
+      none(extracted.body.memory_ids);
+      const migrated = await bob.post("/v1/migrate", { files: [{ filename: "notes.md", content: `- ${SECRET}` }], namespace: iso });
+      expect(migrated.body).toMatchObject({ memories_created: 1, memories_deduplicated: 0 });
+      none(migrated.body.memory_ids);
+      for (const id of [...extracted.body.memory_ids, ...migrated.body.memory_ids]) {
+        expect((await bob.get(`/v1/memories/${id}`)).status).toBe(200);
+        expect((await alice.get(`/v1/memories/${id}`)).status).toBe(404);
+      }
+      // Bob's consolidate sees only his own two (different) memories there
+      const consolidated = await bob.post("/v1/memories/consolidate", { namespace: iso, min_similarity: 0.5 });
+      expect(consolidated.body).toMatchObject({ clusters: [], merged: 0, memories_examined: 2 });
+
+      // Alice's memories are exactly as they were, and her own duplicates were there to merge
+      expect(await Promise.all([a1, a2, a3].map(async (id) => (await alice.get(`/v1/memories/${id}`)).body))).toEqual(aliceBefore);
+      expect((await alice.get("/v1/tags")).body.tags).toEqual([{ tag: "security", count: 1 }, { tag: "yubikey", count: 1 }]);
+      expect((await alice.post("/v1/memories/consolidate", { namespace: iso, dry_run: true })).body).toMatchObject({ clusters_found: 1, clusters: [{ memory_ids: [a1, a2] }] });
+    });
+  });
+
+  describe("error bodies", () => {
+    test("400, 404, 409, 413, 415 and 422 answer the nested {error: {code, message, details}} the clients parse, on alias routes too", async () => {
+      const client = new Client(service);
+      const auth = async () => ({ "x-wallet-auth": await client.wallet.header(Math.floor(service.now() / 1000)) });
+      const reason = (res: Reply, status: number, code: string, why: string) => {
+        expectError(res, status, code);
+        expect(res.body.error.details.reason).toBe(why);
+        expect(res.headers.get("x-request-id")).toBeTruthy();
+      };
+
+      reason(await raw(service, "POST", "/v1/memories/consolidate", '{"dry_run": tru', { ...(await auth()), "content-type": "application/json" }), 400, "INVALID_JSON", "invalid_json");
+      reason(await raw(service, "POST", "/v1/migrate", "files=notes.md", { ...(await auth()), "content-type": "text/plain" }), 415, "UNSUPPORTED_MEDIA_TYPE", "unsupported_media_type");
+      reason(await client.get("/v1/nothing-here"), 404, "NOT_FOUND", "route_not_found");
+      reason(await client.get(`/v1/memories/${MISSING_ID}`), 404, "NOT_FOUND", "not_found");
+      reason(await client.post(`/v1/memories/${MISSING_ID}/relations`, { target_id: MISSING_ID.replace(/0$/, "1"), relation_type: "supports" }), 404, "NOT_FOUND", "not_found");
+      const locked = await storeOne(client, { content: "The incorporation date is 2019-04-01.", immutable: true });
+      reason(await client.del(`/v1/memories/${locked}`), 409, "CONFLICT", "immutable");
+      reason(await client.patch(`/v1/memories/${locked}`, { tags: ["legal"] }), 409, "CONFLICT", "immutable");
+
+      // 413 before the body is read: the declared length alone is over the limit (a client sends
+      // nothing more once the answer comes)
+      const declared = LIMITS.bodyBytes + 1;
+      const head = [`POST /v1/migrate HTTP/1.1`, `host: ${new URL(service.url).host}`, "content-type: application/json", `content-length: ${declared}`, `x-wallet-auth: ${(await auth())["x-wallet-auth"]}`, "", "{"].join("\r\n");
+      const tooLarge = await rawHttp(service, head);
+      expect(tooLarge.status).toBe(413);
+      expect(tooLarge.body.error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { reason: "payload_too_large", max_bytes: LIMITS.bodyBytes, actual_bytes: declared } });
+      expect(typeof tooLarge.body.error.message).toBe("string");
+
+      // 422 with the facts the clients print (the TS SDK's ValidationError.details, the CLI's message)
+      const long = await client.post("/v1/store", { content: "x".repeat(9000) });
+      expectFieldError(long, "body/content");
+      expect(long.body.error.details).toMatchObject({ field: "body/content", rule: "max_length", max_length: 8192, actual_length: 9000 });
+      expect422(await client.get("/v1/memories/search?q="), "query/q", "min_length");
+      expect422(await client.post("/v1/memories/batch-update", { updates: "all of them" }), "body/updates", "type");
+      expect422(await client.post("/v1/memories/extract", { text: 42 }), "body/text");
+      expect422(await client.get("/v1/core?limit=101"), "query/limit", "maximum");
+      expect422(await client.get(`/v1/tags?namespace=${"n".repeat(256)}`), "query/namespace", "max_length");
+      // nothing was stored by any of them
+      expect((await client.get("/v1/memories/count")).body.count).toBe(1);
+    });
+
+    test("500: INTERNAL_ERROR with the request id to quote, nothing internal; the log has both", async () => {
+      const broken = await startService(engine);
+      const spy = spyOn(console, "error").mockImplementation(() => {});
+      try {
+        const client = new Client(broken);
+        broken.deps.memories.list = async () => {
+          throw new Error("disk on fire at /var/lib/secret-path");
+        };
+        const res = await client.request("GET", "/v1/memories/count?namespace=x", undefined, { "x-request-id": "req-count-500" });
+        expectError(res, 500, "INTERNAL_ERROR");
+        expect(res.body.error.details.request_id).toBe("req-count-500");
+        expect(res.headers.get("x-request-id")).toBe("req-count-500");
+        expect(JSON.stringify(res.body)).not.toContain("secret-path");
+        const logged = spy.mock.calls.map((args) => args.map(String).join(" ")).join("\n");
+        expect(logged).toContain("req-count-500");
+        expect(logged).toContain("disk on fire");
+      } finally {
+        spy.mockRestore();
+        await broken.stop();
+      }
+    });
+
+    test("402 PAYMENT_REQUIRED on the paid aliases once the free calls are used (nothing changes); the free aliases still answer", async () => {
+      const small = await startService(engine, { FREE_TIER_CALLS: "1" });
+      try {
+        const client = new Client(small);
+        const id = await storeOne(client, { content: "The VPN config is in the ops wiki.", tags: ["ops"], namespace: "pay" });
+        const paid: [string, string, unknown][] = [
+          ["POST", "/v1/memories/batch-update", { updates: [{ id, importance: 0.9 }] }],
+          ["POST", "/v1/memories/extract", { text: "We decided to move the VPN to WireGuard.", namespace: "pay" }],
+          ["POST", "/v1/migrate", { files: [{ filename: "ops.md", content: "- The VPN moves to WireGuard." }], namespace: "pay" }],
+          ["POST", "/v1/memories/consolidate", { namespace: "pay" }],
+        ];
+        for (const [method, path, body] of paid) {
+          const res = await client.request(method, path, body);
+          expect([path, res.status]).toEqual([path, 402]);
+          expect(res.body.error).toMatchObject({ code: "PAYMENT_REQUIRED", details: { reason: "payments_disabled" } });
+          expect(res.headers.get("payment-required")).toBeTruthy();
+        }
+        expect((await client.get("/v1/memories?namespace=pay")).body.memories.map((m: { id: string; importance: number }) => [m.id, m.importance])).toEqual([[id, 0.5]]);
+        const free: [string, string, unknown?][] = [
+          ["GET", "/v1/memories/search?q=vpn"],
+          ["GET", "/v1/memories/count"],
+          ["GET", "/v1/core-memories"],
+          ["GET", "/v1/core"],
+          ["GET", "/v1/tags"],
+          ["POST", "/v1/memories/batch-delete", { ids: [MISSING_ID] }],
+          ["POST", "/v1/memories/bulk-delete", { ids: [MISSING_ID] }],
+        ];
+        for (const [method, path, body] of free) {
+          const res = await client.request(method, path, body);
+          expect([path, res.status]).toEqual([path, 200]);
+          expect(res.headers.get("x-free-tier-remaining")).toBe("0");
+        }
+      } finally {
+        await small.stop();
+      }
     });
   });
 
@@ -577,11 +813,70 @@ describe("rate limit", () => {
     expect((await client.get("/v1/stats")).status).toBe(200);
   });
 
-  test("off by default", async () => {
+  test("a 429 changes nothing and costs no free call, on paid, free and alias routes alike; a session token counts for its wallet; Retry-After counts down with the clock", async () => {
+    const client = new Client(service);
+    const before = (await client.get("/v1/free-tier/status")).body.free_tier_remaining;
+    const stored = await client.post("/v1/store", { content: "The build cache lives on the CI runner's local disk.", tags: ["ci"] });
+    expect(stored.status).toBe(201);
+    const third = await client.get("/v1/memories/search?q=cache");
+    expect(third.status).toBe(200);
+    // MemoClaw's X-RateLimit-* headers on every answer while a limit is set
+    expect(third.headers.get("x-ratelimit-limit")).toBe("3");
+    expect(third.headers.get("x-ratelimit-remaining")).toBe("0");
+    const reset = Number(third.headers.get("x-ratelimit-reset"));
+    expect(reset * 1000).toBeGreaterThan(service.now());
+    expect(reset * 1000).toBeLessThanOrEqual(service.now() + 61_000);
+
+    const refused: [string, string, unknown?][] = [
+      ["POST", "/v1/store", { content: "This store must not happen." }],
+      ["POST", "/v1/memories/consolidate", { dry_run: false, min_similarity: 0.1 }],
+      ["POST", "/v1/migrate", { files: [{ filename: "x.md", content: "- Nor this one." }] }],
+      ["POST", "/v1/memories/bulk-delete", { ids: [stored.body.id] }],
+      ["PATCH", `/v1/memories/${stored.body.id}`, { content: "overwritten" }],
+      ["GET", "/v1/memories/count"],
+      ["GET", "/v1/core-memories"],
+      ["POST", "/v1/store", { content: "" }], // an invalid body: still 429, the limit is checked first
+    ];
+    for (const [method, path, body] of refused) {
+      const res = await client.request(method, path, body);
+      expect([method, path, res.status]).toEqual([method, path, 429]);
+      expect(res.body.error.code).toBe("RATE_LIMITED");
+      expect(typeof res.body.error.message).toBe("string");
+      const { details } = res.body.error;
+      expect(details).toMatchObject({ reason: "rate_limited", limit_per_minute: 3, limit: 3, reset_at: new Date(reset * 1000).toISOString() });
+      expect(res.headers.get("retry-after")).toBe(String(details.retry_after_seconds));
+      expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
+    }
+    // a session token is the same wallet: limited too
+    const ts = Math.floor(service.now() / 1000);
+    const signature = await client.wallet.account.signMessage({ message: `service-auth:${ts}` });
+    const token = (await raw(service, "POST", "/auth/session", { address: client.wallet.address, timestamp: ts, signature })).body.token;
+    expect((await raw(service, "GET", "/v1/stats", undefined, { authorization: `Bearer ${token}` })).status).toBe(429);
+
+    const first = Number((await client.get("/v1/stats")).headers.get("retry-after"));
+    service.advance(20_000);
+    const later = await client.get("/v1/stats");
+    const left = Number(later.headers.get("retry-after"));
+    // 20 s less (21 when the real milliseconds between the two requests cross a second)
+    expect(left).toBeLessThanOrEqual(first - 20);
+    expect(left).toBeGreaterThanOrEqual(first - 21);
+    expect(later.body.error.details.retry_after_seconds).toBe(left);
+
+    service.advance(first * 1000);
+    const status = await client.get("/v1/free-tier/status");
+    expect(status.status).toBe(200);
+    expect(status.headers.get("x-ratelimit-remaining")).toBe("2");
+    expect(status.body.free_tier_remaining).toBe(before - 1); // the one store; refused calls cost nothing
+    const memories = (await client.get("/v1/memories")).body.memories;
+    expect(memories.map((m: { id: string; content: string }) => [m.id, m.content])).toEqual([[stored.body.id, "The build cache lives on the CI runner's local disk."]]);
+  });
+
+  test("off by default (and then no X-RateLimit headers)", async () => {
     const unlimited = await startService();
     try {
       const client = new Client(unlimited);
       for (let i = 0; i < 20; i++) expect((await client.get("/v1/stats")).status).toBe(200);
+      expect((await client.get("/v1/stats")).headers.get("x-ratelimit-limit")).toBeNull();
     } finally {
       await unlimited.stop();
     }

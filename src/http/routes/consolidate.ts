@@ -20,7 +20,7 @@ export const consolidateRoutes = (deps: AppDeps) =>
             dry_run: dryRun,
           });
           return {
-            clusters: result.clusters.length,
+            clusters: result.clusters,
             merged: result.merged,
             tokens_used: 0,
             dry_run: dryRun,
@@ -44,12 +44,12 @@ export const consolidateRoutes = (deps: AppDeps) =>
         ),
         response: {
           200: t.Object({
-            clusters: t.Integer({ description: "clusters of duplicates found" }),
+            clusters: t.Array(ConsolidatedCluster, { description: "each cluster of duplicates found (MemoClaw's API reference; the Python SDK, the CLI and memoclaw-mcp read a list)" }),
             merged: t.Integer({ description: "memories folded into another (soft-deleted), or that would be with dry_run" }),
             tokens_used: t.Integer({ description: "always 0: no LLM" }),
             dry_run: t.Boolean(),
-            details: t.Array(ConsolidatedCluster),
-            clusters_found: t.Integer({ description: "the same as clusters" }),
+            details: t.Array(ConsolidatedCluster, { description: "the same list as clusters (the TypeScript SDK's name for it)" }),
+            clusters_found: t.Integer({ description: "the number of clusters" }),
             memories_merged: t.Integer({ description: "the same as merged" }),
             memories_created: t.Integer({ description: "always 0: a cluster keeps one of its memories" }),
             memories_examined: t.Integer({ description: "at most the 5,000 newest matching memories are compared" }),
