@@ -193,8 +193,8 @@ try {
     if (only && !only.has(key)) continue;
     const header = await authHeader();
     const file = script(header);
-    // a short warm-up (caches, JIT), then the measured run
-    Bun.spawnSync(["wrk", "-t1", "-c8", "-d1s", "-s", file, base]);
+    // a warm-up (caches, JIT; every worker process loads the wallet once, ~1 s per 30k memories), then the measured run
+    Bun.spawnSync(["wrk", "-t1", "-c8", `-d${Math.max(1, Math.ceil(size / 30_000))}s`, "-s", file, base]);
     const cpuBefore = serviceCpuSeconds();
     const out = Bun.spawnSync(["wrk", "-t2", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, base]);
     const cpuUsed = serviceCpuSeconds() - cpuBefore;

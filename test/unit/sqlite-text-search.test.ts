@@ -58,3 +58,19 @@ for (const [name, path] of Object.entries(paths)) {
     expect((await store.getMemories(user, home.map((h) => h.memory.id), now)).every((m) => m.namespace === "home")).toBe(true);
   });
 }
+
+test("the count a search remembers is used only for the same wallet state, terms, filter and instant", async () => {
+  const user = crypto.randomUUID();
+  await insert(Array.from({ length: 6 }, (_, i) => memory(user, `kilo report ${i}`, i < 4 ? "work" : "home")));
+  const count = (filter: { namespace?: string }, at = now) => store.countText(user, ["kilo"], filter, at);
+  await store.searchText(user, ["kilo"], { namespace: "work" }, 2, now);
+  expect(await count({ namespace: "work" })).toBe(4);
+  expect(await count({})).toBe(6); // another filter
+  await store.searchText(user, ["kilo"], { namespace: "work" }, 2, now);
+  await insert([memory(user, "kilo again", "work")]);
+  expect(await count({ namespace: "work" })).toBe(5); // a write in between
+  await store.searchText(user, ["kilo"], {}, 2, now);
+  await store.softDelete(user, [(await store.searchText(user, ["again"], {}, 1, now))[0]!.memory.id], now);
+  expect(await count({})).toBe(6);
+  expect(store.countTextFts(user, ["kilo"], {}, now)).toBe(6);
+});

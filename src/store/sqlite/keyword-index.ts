@@ -241,8 +241,13 @@ export class WalletKeywords {
       if (term === undefined) continue;
       const list = this.lists[term]!;
       const length = this.lengths[term]!;
-      let n = 0;
-      for (let i = 0; i < length; i++) if (slotOfDoc[list[i]! >> TF_BITS]! >= 0) n++;
+      // the document frequency counts live postings only; with none dead (no delete or update since
+      // the last compaction) it is the list's length, and the extra pass over a long list is saved
+      let n = length;
+      if (this.deadPostings > 0) {
+        n = 0;
+        for (let i = 0; i < length; i++) if (slotOfDoc[list[i]! >> TF_BITS]! >= 0) n++;
+      }
       if (n === 0) continue;
       let idf = Math.log((size - n + 0.5) / (n + 0.5));
       if (idf <= 0) idf = MIN_IDF;
@@ -274,12 +279,12 @@ export class WalletKeywords {
     return accepted;
   }
 
-  /** The `limit` best accepted matches, best first, ties by lower rowid. */
-  search(tokens: string[], size: number, rowids: Float64Array, accept: (slot: number) => boolean, limit: number): KeywordHit[] {
-    if (limit <= 0) return [];
+  /** The `limit` best accepted matches, best first, ties by lower rowid, and how many rows matched. */
+  search(tokens: string[], size: number, rowids: Float64Array, accept: (slot: number) => boolean, limit: number): { hits: KeywordHit[]; matched: number } {
+    if (limit <= 0) return { hits: [], matched: this.count(tokens, size, accept) };
     const heap = new TopK(limit, rowids);
-    this.score(tokens, size, accept, (slot, score) => heap.offer(slot, score));
-    return heap.sorted();
+    const matched = this.score(tokens, size, accept, (slot, score) => heap.offer(slot, score));
+    return { hits: heap.sorted(), matched };
   }
 
   /** How many accepted rows contain at least one token. */

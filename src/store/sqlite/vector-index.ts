@@ -233,7 +233,8 @@ export class VectorIndex {
     if (!query) return null;
     const { user, tokens, accept } = query;
     if (!accept) return [];
-    const hits = user.keywords.search(tokens, user.size, user.rowidsView(), accept, limit);
+    const { hits, matched } = user.keywords.search(tokens, user.size, user.rowidsView(), accept, limit);
+    this.lastMatch = { user, version: user.version, key: matchKey(tokens, filter, now), matched };
     for (const hit of hits) hit.ref = user.refOf(hit.rowid);
     // the cached vectors are at hand: recall needs these cosines and would otherwise read the embeddings from SQLite
     if (vector && vector.length === this.dimension) {
@@ -261,8 +262,15 @@ export class VectorIndex {
     const query = this.keywordQuery(userId, terms, filter, now);
     if (!query) return null;
     const { user, tokens, accept } = query;
-    return accept ? user.keywords.count(tokens, user.size, accept) : 0;
+    if (!accept) return 0;
+    // the search endpoint counts right after searching (same terms, filter and instant): that pass counted already
+    const last = this.lastMatch;
+    if (last && last.user === user && last.version === user.version && last.key === matchKey(tokens, filter, now)) return last.matched;
+    return user.keywords.count(tokens, user.size, accept);
   }
+
+  /** The last keyword search's number of matches (see keywordCount). */
+  private lastMatch: { user: UserVectors; version: number; key: string; matched: number } | null = null;
 
   private keywordQuery(userId: string, terms: string[], filter: MemoryFilter, now: number) {
     const tokens = queryTokens(terms);
@@ -531,6 +539,8 @@ export class VectorIndex {
   }
 }
 
+const matchKey = (tokens: string[], filter: MemoryFilter, now: number) => `${now}\u0000${tokens.join("\u0000")}\u0000${JSON.stringify(filter)}`;
+
 /** The MemoryFilter fields the cache evaluates (accepting); a filter using any other goes to SQL. */
 const CACHED_FILTER_FIELDS = new Set(["namespace", "session_id", "agent_id", "memory_type", "tags", "created_after", "created_before", "pinned", "include_deleted"]);
 
@@ -761,7 +771,11 @@ class UserVectors {
     for (let slot = 0; slot < this.size; slot++) this.quantized.set(slot, this.vectors.subarray(slot * this.dim, (slot + 1) * this.dim));
   }
 
+  /** Counts changes of the rows (a search's memo of its match count holds within one version). */
+  version = 0;
+
   private changed(): void {
+    this.version++;
     this.order = null;
     if (this.totals.size > 0) this.totals = new Map();
   }
