@@ -30,7 +30,7 @@ export async function runCluster(config: Config): Promise<void> {
   const restarts: number[] = [];
 
   const start = (index: number) => {
-    const child = Bun.spawn([process.execPath, ...process.argv.slice(1)], {
+    const child = Bun.spawn([process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
       env: { ...process.env, [WORKER_ENV]: String(index), JWT_SECRET: config.JWT_SECRET },
       stdout: "inherit",
       stderr: "inherit",
