@@ -234,7 +234,7 @@ export class VectorIndex {
     const { user, tokens, accept } = query;
     if (!accept) return [];
     const { hits, matched } = user.keywords.search(tokens, user.size, user.rowidsView(), accept, limit);
-    this.lastMatch = { user, version: user.version, key: matchKey(tokens, filter, now), matched };
+    this.lastMatch = { user, version: user.version, tokens, filter: { ...filter }, now, matched };
     for (const hit of hits) hit.ref = user.refOf(hit.rowid);
     // the cached vectors are at hand: recall needs these cosines and would otherwise read the embeddings from SQLite
     if (vector && vector.length === this.dimension) {
@@ -265,12 +265,12 @@ export class VectorIndex {
     if (!accept) return 0;
     // the search endpoint counts right after searching (same terms, filter and instant): that pass counted already
     const last = this.lastMatch;
-    if (last && last.user === user && last.version === user.version && last.key === matchKey(tokens, filter, now)) return last.matched;
+    if (last && last.user === user && last.version === user.version && last.now === now && sameMatch(last, tokens, filter)) return last.matched;
     return user.keywords.count(tokens, user.size, accept);
   }
 
   /** The last keyword search's number of matches (see keywordCount). */
-  private lastMatch: { user: UserVectors; version: number; key: string; matched: number } | null = null;
+  private lastMatch: { user: UserVectors; version: number; tokens: string[]; filter: MemoryFilter; now: number; matched: number } | null = null;
 
   private keywordQuery(userId: string, terms: string[], filter: MemoryFilter, now: number) {
     const tokens = queryTokens(terms);
@@ -539,7 +539,9 @@ export class VectorIndex {
   }
 }
 
-const matchKey = (tokens: string[], filter: MemoryFilter, now: number) => `${now}\u0000${tokens.join("\u0000")}\u0000${JSON.stringify(filter)}`;
+/** The same terms and filter (compared only when a count asks: a recall's search is never followed by one). */
+const sameMatch = (last: { tokens: string[]; filter: MemoryFilter }, tokens: string[], filter: MemoryFilter) =>
+  last.tokens.length === tokens.length && last.tokens.every((t, i) => t === tokens[i]) && JSON.stringify(last.filter) === JSON.stringify(filter);
 
 /** The MemoryFilter fields the cache evaluates (accepting); a filter using any other goes to SQL. */
 const CACHED_FILTER_FIELDS = new Set(["namespace", "session_id", "agent_id", "memory_type", "tags", "created_after", "created_before", "pinned", "include_deleted"]);
