@@ -95,6 +95,25 @@ describe("WORKERS=2: two processes on one port", () => {
     }
   });
 
+  test("concurrent batch stores that merge duplicates, through both workers, all succeed", async () => {
+    // each batch merges into memories the others store too: both workers read, then write the same
+    // rows; a write transaction that did not take the write lock first failed with SQLITE_BUSY (500)
+    const shared = Array.from({ length: 60 }, (_, i) => `Shared cluster note ${i}: the deploy window is Tuesday at ${i}:00`);
+    const batch = (n: number) => ({
+      memories: [...shared.map((content) => ({ content, namespace: "merge", importance: (n % 10) / 10 })), ...Array.from({ length: 20 }, (_, i) => ({ content: `Batch ${n} note ${i}: ticket ${n * 100 + i} is open`, namespace: "merge" }))],
+    });
+    const answers = await Promise.all(Array.from({ length: 48 }, (_, n) => call("POST", "/v1/store/batch", batch(n))));
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 201));
+    // every batch's own notes once; a shared note at least once (two batches checking for it at the
+    // same moment may both store it: dedup is not serialized across concurrent requests)
+    const listed = await call("GET", "/v1/memories?namespace=merge&limit=100");
+    expect(listed.body.total).toBeGreaterThanOrEqual(60 + 48 * 20);
+    for (let n = 0; n < 48; n += 12) {
+      const own = await call("GET", `/v1/memories/search?q=${encodeURIComponent(`ticket ${n * 100 + 7}`)}&namespace=merge`);
+      expect(own.body.memories.filter((m: { content: string }) => m.content.includes(`ticket ${n * 100 + 7} `)).length).toBe(1);
+    }
+  });
+
   test("a session token from one worker is accepted by the other", async () => {
     const timestamp = Math.floor(Date.now() / 1000);
     const signature = await wallet.account.signMessage({ message: `service-auth:${timestamp}` });

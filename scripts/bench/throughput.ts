@@ -16,6 +16,7 @@
  *   list-p   GET  /v1/memories?limit=20&offset=… pages cycling through the first 50
  *   search   POST /v1/search                  BM25, limit 10, queries cycling
  *   recall   POST /v1/recall                  hybrid, limit 5, queries cycling (writes access counts)
+ *   batch    POST /v1/store/batch             100 new memories per request (dedup path); adds to the wallet
  * Prints one markdown table (req/s, latency p50 / p99 from wrk, the service's CPU time per request,
  * non-2xx). Share the machine honestly: wrk's own thread runs on the same 2 cores as the service;
  * on a busy machine compare the CPU per request, which other load disturbs least.
@@ -153,6 +154,27 @@ end
   return file;
 }
 
+/**
+ * Batch stores of new memories (the dedup path: each item is checked against the wallet and its
+ * batch). BATCH_BODIES distinct bodies: a faster run than BATCH_BODIES requests would send repeats,
+ * which dedup answers cheaply, so the table marks such a run.
+ */
+const BATCH_ITEMS = 100;
+const BATCH_BODIES = 400;
+const batchRng = prng(Date.now());
+function batchBodies() {
+  return Array.from({ length: BATCH_BODIES }, (_, b) => ({
+    method: "POST",
+    path: "/v1/store/batch",
+    body: JSON.stringify({
+      memories: Array.from({ length: BATCH_ITEMS }, (_, i) => {
+        const m = syntheticMemory(batchRng);
+        return { content: `${m.content} (batch ${b} item ${i} ${batchRng().toString(36).slice(2, 8)})`, memory_type: m.memory_type, namespace: m.namespace, tags: m.tags };
+      }),
+    }),
+  }));
+}
+
 const endpoints: [string, string, (header: [string, string]) => string][] = [
   ["status", "GET /v1/free-tier/status", (h) => luaScript("status", [{ method: "GET", path: "/v1/free-tier/status" }], h)],
   ["list", "GET /v1/memories?limit=20", (h) => luaScript("list", [{ method: "GET", path: "/v1/memories?limit=20" }], h)],
@@ -162,6 +184,8 @@ const endpoints: [string, string, (header: [string, string]) => string][] = [
     luaScript("search", queries.map((q) => ({ method: "POST", path: "/v1/search", body: JSON.stringify({ query: q, limit: 10 }) })), h)],
   ["recall", "POST /v1/recall (limit 5)", (h) =>
     luaScript("recall", queries.map((q) => ({ method: "POST", path: "/v1/recall", body: JSON.stringify({ query: q, limit: 5 }) })), h)],
+  // last: it adds memories to the wallet (and to the data dir, for later runs)
+  ["batch", `POST /v1/store/batch (${BATCH_ITEMS} new memories each)`, (h) => luaScript("batch", batchBodies(), h)],
 ];
 const only = args.only ? new Set(args.only.split(",")) : null;
 
@@ -194,7 +218,8 @@ try {
     const header = await authHeader();
     const file = script(header);
     // a warm-up (caches, JIT; every worker process loads the wallet once, ~1 s per 30k memories), then the measured run
-    Bun.spawnSync(["wrk", "-t1", "-c8", `-d${Math.max(1, Math.ceil(size / 30_000))}s`, "-s", file, base]);
+    // (none for batch stores: a warm-up would spend bodies that then come back as cheap duplicates)
+    if (key !== "batch") Bun.spawnSync(["wrk", "-t1", "-c8", `-d${Math.max(1, Math.ceil(size / 30_000))}s`, "-s", file, base]);
     const cpuBefore = serviceCpuSeconds();
     const out = Bun.spawnSync(["wrk", "-t2", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, base]);
     const cpuUsed = serviceCpuSeconds() - cpuBefore;
@@ -205,7 +230,9 @@ try {
     const rps = r.requests / r.seconds;
     const cpuMs = (cpuUsed * 1000) / Math.max(1, r.requests);
     log(`${label}: ${Math.round(rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, service CPU ${cpuMs.toFixed(3)} ms/req, non-2xx ${r.non2xx}, errors ${r.errors}`);
-    rows.push([label, Math.round(rps).toLocaleString("en-US"), r.p50.toFixed(2), r.p99.toFixed(2), cpuMs.toFixed(3), String(r.non2xx + r.errors)]);
+    const repeated = key === "batch" && r.requests > BATCH_BODIES ? ` (${r.requests - BATCH_BODIES} repeated bodies)` : "";
+    const perItem = key === "batch" ? ` = ${Math.round(rps * BATCH_ITEMS).toLocaleString("en-US")} memories/s${repeated}` : "";
+    rows.push([label, `${Math.round(rps).toLocaleString("en-US")}${perItem}`, r.p50.toFixed(2), r.p99.toFixed(2), cpuMs.toFixed(3), String(r.non2xx + r.errors)]);
   }
 } finally {
   server.kill("SIGTERM");

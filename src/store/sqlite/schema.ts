@@ -110,14 +110,18 @@ function reindexFullText(db: Database): void {
   }
 }
 
+/** Brings the schema up to date; several processes may run it at once (each step is taken by one). */
 export function migrate(db: Database): void {
-  const { user_version: current } = db.query("pragma user_version").get() as { user_version: number };
-  for (let version = current; version < MIGRATIONS.length; version++) {
+  const version = () => (db.query("pragma user_version").get() as { user_version: number }).user_version;
+  while (version() < MIGRATIONS.length) {
+    // immediate: the write lock first, then the version again, so no two processes run one step
     db.transaction(() => {
-      const step = MIGRATIONS[version]!;
+      const current = version();
+      if (current >= MIGRATIONS.length) return;
+      const step = MIGRATIONS[current]!;
       if (typeof step === "string") db.exec(step);
       else step(db);
-      db.exec(`pragma user_version = ${version + 1}`);
-    })();
+      db.exec(`pragma user_version = ${current + 1}`);
+    }).immediate();
   }
 }

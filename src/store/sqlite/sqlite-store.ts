@@ -107,14 +107,25 @@ export class SqliteStore implements MemoryStore {
     this.vectors = new VectorIndex(this.db, options.vectorIndex);
     const bump = this.db.query("update memories set access_count = access_count + ?, accessed_at = max(accessed_at, ?) where id = ? and +user_id = ? returning rowid");
     this.accesses = new AccessLog((bumps) => {
-      const written = this.db.transaction(() => bumps.flatMap(({ id, userId, count, at }) => {
+      const written = this.writeTransaction(() => bumps.flatMap(({ id, userId, count, at }) => {
         const row = bump.get(count, at, id, userId) as { rowid: number } | null;
         return row ? [{ rowid: row.rowid, userId, count }] : [];
-      }))();
+      }));
       for (const { rowid, userId, count } of written) this.vectors.accessed(rowid, userId, count);
     });
     this.pruneTimer = setInterval(() => this.pruneChangeLog(), CHANGE_LOG_PRUNE_MS);
     this.pruneTimer.unref?.();
+  }
+
+  /**
+   * Runs `work` in a write transaction that takes SQLite's write lock when it begins (BEGIN
+   * IMMEDIATE), waiting up to busy_timeout for another process's write to finish. A deferred
+   * transaction that reads first and writes later cannot wait: when another process has committed
+   * since its read, SQLite refuses the write at once (SQLITE_BUSY), which failed concurrent batch
+   * stores with WORKERS=2.
+   */
+  private writeTransaction<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
   }
 
   /** Forgets all but the last `keep` row changes (several processes may prune: the same statement). */
@@ -132,12 +143,12 @@ export class SqliteStore implements MemoryStore {
     const dimension = Number(this.metaGet("embedding_dimension"));
     const same = bound === model.id && dimension === model.dimension;
     if (bound !== null && !same && !force) throw new EmbeddingModelMismatch({ id: bound, dimension }, model);
-    this.db.transaction(() => {
+    this.writeTransaction(() => {
       if (bound !== null && !same) this.vectors.drop();
       this.vectors.create(model.dimension);
       this.metaSet("embedding_model", model.id);
       this.metaSet("embedding_dimension", String(model.dimension));
-    })();
+    });
   }
 
   async close(): Promise<void> {
@@ -203,7 +214,7 @@ export class SqliteStore implements MemoryStore {
         pinned, immutable, expires_at, created_at, updated_at, accessed_at, access_count, deleted_at, embedding)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning rowid`,
     );
-    this.db.transaction(() => {
+    this.writeTransaction(() => {
       for (const { memory: m, embedding, content_hash } of items) {
         const { rowid } = insert.get(
           m.id, m.user_id, m.namespace, m.content, content_hash, JSON.stringify(m.metadata), m.importance, m.memory_type,
@@ -212,7 +223,7 @@ export class SqliteStore implements MemoryStore {
         ) as { rowid: number };
         this.indexActive(rowid, m, embedding);
       }
-    })();
+    });
   }
 
   /** Mirrors an active row into the tag, FTS and vector indexes. */
@@ -234,7 +245,7 @@ export class SqliteStore implements MemoryStore {
     const { memory: m, history } = update;
     // the record carries the access count read with its pending bumps: write those first, or they would count twice
     this.accesses.flushSync();
-    this.db.transaction(() => {
+    this.writeTransaction(() => {
       const row = this.db.query("select rowid, embedding, content_hash from memories where id = ? and user_id = ?").get(m.id, userId) as
         | { rowid: number; embedding: Uint8Array; content_hash: string }
         | null;
@@ -260,7 +271,7 @@ export class SqliteStore implements MemoryStore {
           .query("insert into history (id, user_id, memory_id, changes, created_at, snapshots) values (?, ?, ?, ?, ?, ?)")
           .run(id, userId, memory_id, JSON.stringify(changes), created_at, JSON.stringify(snapshots));
       }
-    })();
+    });
   }
 
   async getMemories(userId: string, ids: string[], now: number): Promise<Memory[]> {
@@ -285,14 +296,14 @@ export class SqliteStore implements MemoryStore {
     const at = new Date(now).toISOString();
     const find = this.db.query("select rowid from memories where id = ? and user_id = ? and deleted_at is null");
     const mark = this.db.query("update memories set deleted_at = ?, updated_at = ? where rowid = ?");
-    this.db.transaction(() => {
+    this.writeTransaction(() => {
       for (const id of ids) {
         const row = find.get(id, userId) as { rowid: number } | null;
         if (!row) continue;
         mark.run(at, at, row.rowid);
         this.unindex(row.rowid);
       }
-    })();
+    });
   }
 
   /**
