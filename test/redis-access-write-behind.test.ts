@@ -6,9 +6,10 @@ import { newMemory, type Memory } from "../src/domain/memory";
 
 /**
  * The redis engine's access bumps are written behind (src/store/access-log.ts), as sqlite's are
- * (test/unit/access-write-behind.test.ts): every read through the store sees them at once, the
- * documents get them at the next flush (timer, size, updateMemory, stats, close), one JSON write
- * per memory however many recalls returned it. Needs REDIS_URL (a Redis Stack); skipped otherwise.
+ * (test/unit/access-write-behind.test.ts): every read through the store sees them at once, Redis
+ * gets them at the next flush (timer, size, updateMemory, stats, close), one write per memory however
+ * many recalls returned it, into the wallet's access hash rather than the indexed document (a JSON
+ * write re-indexes the whole document). Needs REDIS_URL (a Redis Stack); skipped otherwise.
  */
 const REDIS_URL = process.env.REDIS_URL;
 const REDIS_REACHABLE = ENGINES.some((engine) => engine.name === "redis");
@@ -71,10 +72,18 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", 
   }
 
   /** The counters in the document itself. */
-  async function committed(id: string): Promise<{ access_count: number; accessed_at: string }> {
+  async function inDocument(id: string): Promise<{ access_count: number; accessed_at: string }> {
     const text = (await raw.sendCommand(["JSON.GET", `${prefix}mem:${id}`, "$.m"])) as string;
     const [m] = JSON.parse(text) as Memory[];
     return { access_count: m!.access_count, accessed_at: m!.accessed_at };
+  }
+
+  /** The counters Redis holds: the wallet's access hash field when there is one, else the document's. */
+  async function committed(id: string, user: string): Promise<{ access_count: number; accessed_at: string }> {
+    const field = (await raw.sendCommand(["HGET", `${prefix}access:${user}`, id])) as string | null;
+    if (field === null) return inDocument(id);
+    const [count, at] = field.split(" ");
+    return { access_count: Number(count), accessed_at: at! };
   }
 
   async function seed(store: RedisStore, user: string, n: number): Promise<Memory[]> {
@@ -103,19 +112,22 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", 
     const walked = [];
     for await (const batch of store.scanAll(100)) walked.push(...batch.filter((x) => x.user_id === user).map((x) => x.memory.access_count));
     expect(walked.sort()).toEqual([1, 2]);
-    expect((await committed(a!.id)).access_count).toBe(0); // still pending: no write per recall
+    expect((await committed(a!.id, user)).access_count).toBe(0); // still pending: no write per recall
     expect(accessWrites(spy)).toHaveLength(0);
 
     await store.close(); // a clean stop flushes
     stores.splice(stores.indexOf(store), 1);
-    expect(await committed(a!.id)).toEqual({ access_count: 2, accessed_at: iso(t2) });
-    expect(await committed(b!.id)).toEqual({ access_count: 1, accessed_at: iso(t1) });
+    expect(await committed(a!.id, user)).toEqual({ access_count: 2, accessed_at: iso(t2) });
+    expect(await committed(b!.id, user)).toEqual({ access_count: 1, accessed_at: iso(t1) });
     // one pipeline: the script load, then one call per memory (a's two recalls as one count of 2) and one for the stranger's bump
     const writes = accessWrites(spy);
     expect(writes).toHaveLength(3);
-    expect(writes.filter((args) => args[4] === user).map((args) => args.slice(3).join(" ")).sort()).toEqual(
-      [`${prefix}mem:${a!.id} ${user} 2 ${iso(t2)}`, `${prefix}mem:${b!.id} ${user} 1 ${iso(t1)}`].sort(),
+    const access = `${prefix}access:${user}`;
+    expect(writes.filter((args) => args[5] === user).map((args) => args.slice(3).join(" ")).sort()).toEqual(
+      [`${prefix}mem:${a!.id} ${access} ${user} ${a!.id} 2 ${iso(t2)}`, `${prefix}mem:${b!.id} ${access} ${user} ${b!.id} 1 ${iso(t1)}`].sort(),
     );
+    // the indexed documents were not written (no re-index per access)
+    expect((await inDocument(a!.id)).access_count).toBe(0);
     const reopened = (await open()).store;
     expect((await reopened.getMemories(user, [a!.id], t2))[0]!.access_count).toBe(2);
   });
@@ -128,13 +140,44 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", 
     const read = (await store.getMemories(user, [a!.id], t1))[0]!;
     expect(read.access_count).toBe(1);
     await store.updateMemory(user, { memory: { ...read, importance: 0.9, updated_at: iso(t1) } });
-    expect((await committed(a!.id)).access_count).toBe(1);
+    expect((await committed(a!.id, user)).access_count).toBe(1);
+    // the update rewrote the document with the count and dropped the hash field
+    expect(await inDocument(a!.id)).toEqual({ access_count: 1, accessed_at: iso(t1) });
+    expect(Number(await raw.sendCommand(["HEXISTS", `${prefix}access:${user}`, a!.id]))).toBe(0);
     expect((await store.getMemories(user, [a!.id], t1))[0]!.access_count).toBe(1);
     await store.recordAccess(user, [a!.id], t2);
     const stats = await store.stats(user, t2);
     expect([stats.total_accesses, stats.never_accessed]).toEqual([2, 1]);
-    expect((await committed(a!.id)).access_count).toBe(2);
-    expect((await committed(b!.id)).access_count).toBe(0);
+    expect((await committed(a!.id, user)).access_count).toBe(2);
+    expect((await committed(b!.id, user)).access_count).toBe(0);
+  });
+
+  test("stats count hash-held accesses of active memories only, and clear fields of memories that are gone", async () => {
+    const { store } = await open();
+    const user = crypto.randomUUID();
+    const [a, b, c, d] = await seed(store, user, 4);
+    await store.recordAccess(user, [a!.id, b!.id, c!.id], t1);
+    await store.recordAccess(user, [a!.id], t2);
+    expect([(await store.stats(user, t2)).total_accesses, (await store.stats(user, t2)).never_accessed]).toEqual([4, 1]);
+    await store.softDelete(user, [b!.id], t2); // deleted: its accesses leave the totals
+    await raw.sendCommand(["DEL", `${prefix}mem:${c!.id}`]); // gone (as an expired key is)
+    const stats = await store.stats(user, t2);
+    expect([stats.total_memories, stats.total_accesses, stats.never_accessed]).toEqual([2, 2, 1]);
+    expect(Number(await raw.sendCommand(["HEXISTS", `${prefix}access:${user}`, c!.id]))).toBe(0);
+    expect((await store.getMemories(user, [a!.id, d!.id], t2)).map((m) => m.access_count)).toEqual([2, 0]);
+  });
+
+  test("an access field expires with its memory", async () => {
+    const { store } = await open();
+    const user = crypto.randomUUID();
+    const expires = Date.now() + 60_000;
+    const m = newMemory({ user_id: user, content: "expiring", expires_at: iso(expires) }, at);
+    await store.insertMemories([{ memory: m, embedding: new Float32Array([1, 0, 0, 0]), content_hash: m.id }]);
+    await store.recordAccess(user, [m.id], t1);
+    await store.close();
+    stores.splice(stores.indexOf(store), 1);
+    const ttl = (await raw.sendCommand(["HPEXPIRETIME", `${prefix}access:${user}`, "FIELDS", "1", m.id])) as number[];
+    expect(ttl[0]).toBe(expires);
   });
 
   test("a read sent before a flush still counts the bumps that flush writes, once", async () => {
@@ -156,11 +199,11 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", 
     await store.recordAccess(user, [a!.id], t1);
     spy.failNext = true;
     await expect(store.stats(user, t1)).rejects.toThrow("connection lost (test)");
-    expect((await committed(a!.id)).access_count).toBe(0);
+    expect((await committed(a!.id, user)).access_count).toBe(0);
     expect((await store.getMemories(user, [a!.id], t1))[0]!.access_count).toBe(1);
     await store.recordAccess(user, [a!.id], t2);
     expect((await store.stats(user, t2)).total_accesses).toBe(2);
-    expect(await committed(a!.id)).toEqual({ access_count: 2, accessed_at: iso(t2) });
+    expect(await committed(a!.id, user)).toEqual({ access_count: 2, accessed_at: iso(t2) });
   });
 
   test("pending bumps are written within the flush interval without any other call", async () => {
@@ -168,7 +211,7 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", 
     const user = crypto.randomUUID();
     const [a] = await seed(store, user, 1);
     await store.recordAccess(user, [a!.id], t1);
-    for (let i = 0; i < 100 && (await committed(a!.id)).access_count === 0; i++) await Bun.sleep(50);
-    expect((await committed(a!.id)).access_count).toBe(1);
+    for (let i = 0; i < 100 && (await committed(a!.id, user)).access_count === 0; i++) await Bun.sleep(50);
+    expect((await committed(a!.id, user)).access_count).toBe(1);
   });
 });

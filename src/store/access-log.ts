@@ -26,8 +26,11 @@ interface Generation {
   next: Generation | null;
 }
 
-/** Adds a memory's bumps not yet visible in what was read (see `AccessLog.view`). */
-export type AccessView = (memory: Memory) => Memory;
+/** The fields a bump changes, and what identifies its memory. */
+type Counted = Pick<Memory, "id" | "user_id" | "access_count" | "accessed_at">;
+
+/** Adds a memory's bumps not yet visible in what was read (see `AccessLog.view`); whole records or parts of them. */
+export type AccessView = <T extends Counted>(memory: T) => T;
 
 const keyOf = (userId: string, id: string) => `${userId}/${id}`;
 
@@ -97,7 +100,7 @@ export class AccessLog {
    */
   view(): AccessView {
     const from = this.current;
-    return (memory) => {
+    return <T extends Counted>(memory: T): T => {
       const key = keyOf(memory.user_id, memory.id);
       for (let generation: Generation | null = from; generation; generation = generation.next) {
         const bump = generation.bumps.get(key);

@@ -10,6 +10,8 @@
  *   {p}mem:{id}:history      list: history entries (JSON), oldest first
  *   {p}rel:{id}              hash: one relation (user_id, source_id, target_id, relation_type, metadata, created_at)
  *   {p}wallet:{address}      hash: user_id, free_calls_used
+ *   {p}access:{user id}      hash: memory id → "{access_count} {accessed_at}" once the memory was recalled
+ *                            (kept out of the indexed document: see scripts.ts RECORD_ACCESS)
  *
  * The per-memory side keys share the memory's expiry, so an expired memory leaves nothing of
  * its own behind. They live under the index prefix too; the index is ON JSON, so Redis keys of
@@ -47,6 +49,9 @@ export class Keys {
   }
   wallet(address: string): string {
     return `${this.prefix}wallet:${address.toLowerCase()}`;
+  }
+  access(userId: string): string {
+    return `${this.prefix}access:${userId}`;
   }
 
   /** SCAN pattern for memory documents (and their side keys: filter by TYPE). */

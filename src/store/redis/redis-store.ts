@@ -3,14 +3,14 @@ import { isExpired } from "../../domain/memory";
 import type { HistoryEntry } from "../../domain/history";
 import type { Relation } from "../../domain/relation";
 import type { Stats } from "../../domain/stats";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
 import { EmbeddingModelMismatch } from "../model-binding";
-import { AccessLog, type AccessBump, type AccessView } from "../access-log";
+import { AccessLog, type AccessBump } from "../access-log";
 import { connectClient, type RedisClient } from "./client";
 import { isRecordId, Keys } from "./keys";
 import { docHead, docJson, expiresMs, searchText, TEXT_FORM, toDoc, vectorBlob, vectorJson } from "./memory-doc";
 import { fromTagForm, knnQuery, memoryFilterQuery, tagAnyOf, textAnyOf, YES } from "./query";
-import { jsonField, parseAggregate, parseSearch, type SearchReply } from "./replies";
+import { jsonField, parseAggregate, parseSearch, type SearchReply, type SearchRow } from "./replies";
 import { RelationGraph } from "./relation-graph";
 import { SearchIndex } from "./schema";
 import { KnnPolicy } from "./knn-policy";
@@ -29,8 +29,22 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const MEMORY_PATH = "$.m";
 /** The embedding in a memory document (memory-doc.ts). */
 const VECTOR_PATH = "$.embedding";
-/** Keys per SCAN page of the whole-store walks (scanAll, countAll). */
+/** Keys per SCAN page of the whole-store walks (scanAll, countAll), fields per HSCAN page of an access hash. */
 const WALK_PAGE = 1000;
+/**
+ * What ranking reads of a hit (MemoryRef), RETURNed from the index's sortable values: no JSON is
+ * serialized or parsed per hit (the whole record was ~1 KB of JSON per hit, 80 hits per recall).
+ */
+const REF_FIELDS = ["created_at", "memory_type", "importance", "access_count", "pinned"];
+
+/** A part of a record that access counts apply to (AccessView): a ranking ref, or the whole record. */
+type Counted = Pick<Memory, "id" | "user_id" | "access_count" | "accessed_at">;
+
+/** An access hash field (scripts.ts RECORD_ACCESS): "{count} {accessed_at}". */
+function parseAccess(field: string): { count: number; at: string } {
+  const space = field.indexOf(" ");
+  return { count: Number(field.slice(0, space)), at: field.slice(space + 1) };
+}
 
 /**
  * The production engine on Redis Stack: each memory is a RedisJSON document indexed by one
@@ -178,6 +192,7 @@ export class RedisStore implements MemoryStore {
     items.forEach(({ memory, embedding, content_hash }, i) => {
       const key = this.keys.memory(memory.id);
       tx.addCommand(["JSON.SET", key, "$", docJson(toDoc(memory, embedding, content_hash, last - items.length + 1 + i))]);
+      tx.addCommand(["HDEL", this.keys.access(memory.user_id), memory.id]); // the new record's counts, not an earlier one's
       const expires = expiresMs(memory);
       if (expires !== null) tx.addCommand(["PEXPIREAT", key, String(expires)]);
     });
@@ -190,7 +205,7 @@ export class RedisStore implements MemoryStore {
     // the record carries the access count read with its pending bumps: write those first, or they would count twice
     await this.accesses.flush();
     const k = this.keys;
-    await UPDATE_MEMORY.run(this.client, [k.memory(memory.id), k.out(memory.id), k.in(memory.id), k.history(memory.id)], [
+    await UPDATE_MEMORY.run(this.client, [k.memory(memory.id), k.out(memory.id), k.in(memory.id), k.history(memory.id), k.access(userId)], [
       userId,
       docHead(memory),
       update.content_hash === undefined ? "" : JSON.stringify(update.content_hash),
@@ -214,20 +229,25 @@ export class RedisStore implements MemoryStore {
   private async records(userId: string, ids: string[]): Promise<Map<string, Memory>> {
     const unique = [...new Set(ids)].filter(isRecordId);
     if (unique.length === 0) return new Map();
-    const seen = this.accesses.view(); // just before the read is sent (AccessLog.view)
-    const reply = (await this.client.sendCommand(["JSON.MGET", ...unique.map((id) => this.keys.memory(id)), MEMORY_PATH])) as (string | null)[];
+    const seen = this.accesses.view(); // just before the reads are sent (AccessLog.view)
+    const [reply, counts] = (await this.client
+      .multi()
+      .addCommand(["JSON.MGET", ...unique.map((id) => this.keys.memory(id)), MEMORY_PATH])
+      .addCommand(["HMGET", this.keys.access(userId), ...unique])
+      .execAsPipeline()) as unknown as [(string | null)[], (string | null)[]];
     const found = new Map<string, Memory>();
-    reply.forEach((text) => {
+    reply.forEach((text, i) => {
       const [memory] = text ? (JSON.parse(text) as Memory[]) : [];
-      if (memory && memory.user_id === userId) found.set(memory.id, seen(memory));
+      if (memory && memory.user_id === userId) found.set(memory.id, seen(withAccess(memory, counts[i] ?? null)));
     });
     return found;
   }
 
   async findByContentHash(userId: string, namespace: string, contentHash: string, now: number): Promise<Memory | null> {
     const query = `${memoryFilterQuery(userId, { namespace }, now)} ${tagAnyOf("content_hash", [contentHash])}`;
-    const { rows, seen } = await this.search(query, ["RETURN", "1", MEMORY_PATH, "SORTBY", "order", "ASC", "LIMIT", "0", "1"]);
-    return rows[0] ? seen(jsonField<Memory>(rows[0], MEMORY_PATH)) : null;
+    const { rows } = await this.search(query, ["RETURN", "1", MEMORY_PATH, "SORTBY", "order", "ASC", "LIMIT", "0", "1"]);
+    const [memory] = await this.counted(userId, rows.map((row) => jsonField<Memory>(row, MEMORY_PATH)));
+    return memory ?? null;
   }
 
   async softDelete(userId: string, ids: string[], now: number): Promise<void> {
@@ -237,26 +257,27 @@ export class RedisStore implements MemoryStore {
 
   async listMemories(userId: string, filter: MemoryFilter, page: Page, now: number): Promise<{ memories: Memory[]; total: number }> {
     const query = memoryFilterQuery(userId, filter, now);
-    const { total, rows, seen } = await this.search(query, [
+    const { total, rows } = await this.search(query, [
       "RETURN", "1", MEMORY_PATH, "SORTBY", "order", "DESC", "LIMIT", String(page.offset), String(page.limit),
     ]);
-    return { memories: rows.map((row) => seen(jsonField<Memory>(row, MEMORY_PATH))), total };
+    return { memories: await this.counted(userId, rows.map((row) => jsonField<Memory>(row, MEMORY_PATH))), total };
   }
 
   /**
-   * With `vector` (recall), each hit's embedding comes back in the same reply and its cosine is
-   * computed here, as `embeddings` + cosine would: recall then needs no second round trip for the
-   * keyword-only candidates (measured at 100k memories in one wallet: about 0.3 ms less per recall).
+   * Hits as MemoryRef (REF_FIELDS). With `vector` (recall), each hit's embedding comes back in the
+   * same reply and its cosine is computed here, as `embeddings` + cosine would: recall then needs no
+   * second round trip for the keyword-only candidates.
    */
   async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: Float32Array): Promise<TextHit[]> {
     const text = textAnyOf(terms);
     if (text === null) return [];
     const query = `${text} ${memoryFilterQuery(userId, filter, now)}`;
     const withVectors = vector !== undefined && vector.length === this.dimension;
-    const paths = withVectors ? ["2", MEMORY_PATH, VECTOR_PATH] : ["1", MEMORY_PATH];
-    const { rows, seen } = await this.search(query, ["WITHSCORES", "SCORER", "BM25STD", "RETURN", ...paths, "LIMIT", "0", String(limit)], true);
-    return rows.map((row) => {
-      const hit: TextHit = { memory: seen(jsonField<Memory>(row, MEMORY_PATH)), bm25: row.score ?? 0 };
+    const fields = withVectors ? [...REF_FIELDS, VECTOR_PATH] : REF_FIELDS;
+    const { rows } = await this.search(query, ["WITHSCORES", "SCORER", "BM25STD", "RETURN", String(fields.length), ...fields, "LIMIT", "0", String(limit)], true);
+    const refs = await this.counted(userId, rows.map((row) => this.ref(userId, row)));
+    return rows.map((row, i) => {
+      const hit: TextHit = { memory: refs[i]!, bm25: row.score ?? 0 };
       if (!withVectors) return hit;
       // absent (or null) after a forced model change cleared the vectors: no cosine, as `embeddings` gives none
       const stored = row.fields.get(VECTOR_PATH);
@@ -276,12 +297,13 @@ export class RedisStore implements MemoryStore {
     // No SORTBY: a KNN query already yields exactly its k nearest, and sorting them here is free,
     // while `SORTBY dist` made RediSearch sort through its general sorter (measured at 100k in one
     // wallet: 4.6 → 1.3 ms per query).
-    const { rows, seen } = await this.search(knnQuery(memoryFilterQuery(userId, filter, now), this.knnPolicy.hint(userId, filter)), [
+    const { rows } = await this.search(knnQuery(memoryFilterQuery(userId, filter, now), this.knnPolicy.hint(userId, filter)), [
       "PARAMS", "4", "k", String(k), "vec", vectorBlob(vector),
-      "RETURN", "2", MEMORY_PATH, "dist", "LIMIT", "0", String(k),
+      "RETURN", String(REF_FIELDS.length + 1), ...REF_FIELDS, "dist", "LIMIT", "0", String(k),
     ]);
+    const refs = await this.counted(userId, rows.map((row) => this.ref(userId, row)));
     return rows
-      .map((row) => ({ memory: seen(jsonField<Memory>(row, MEMORY_PATH)), distance: Number(row.fields.get("dist")) }))
+      .map((row, i) => ({ memory: refs[i]!, distance: Number(row.fields.get("dist")) }))
       .sort((a, b) => a.distance - b.distance)
       .map(({ memory, distance }) => ({ memory, similarity: 1 - distance }));
   }
@@ -317,7 +339,7 @@ export class RedisStore implements MemoryStore {
 
   /**
    * One pipeline: SCRIPT LOAD (so no EVALSHA of the batch can miss the script), then one
-   * RECORD_ACCESS per memory, each a single JSON write (one re-index). A script per memory rather
+   * RECORD_ACCESS per memory, each a hash write (no re-index). A script per memory rather
    * than one for the batch: Redis serves other clients between them. Called by the access log right
    * after it takes the batch, and queues every command before returning: reads sent later run after
    * these writes on this connection, reads sent earlier still get the batch from their view.
@@ -327,7 +349,7 @@ export class RedisStore implements MemoryStore {
     const pipeline = this.client.multi();
     pipeline.addCommand(["SCRIPT", "LOAD", RECORD_ACCESS.source]);
     for (const { id, userId, count, at } of bumps) {
-      pipeline.addCommand(["EVALSHA", RECORD_ACCESS.sha, "1", this.keys.memory(id), userId, String(count), at]);
+      pipeline.addCommand(["EVALSHA", RECORD_ACCESS.sha, "2", this.keys.memory(id), this.keys.access(userId), userId, id, String(count), at]);
     }
     try {
       await pipeline.execAsPipeline();
@@ -377,9 +399,9 @@ export class RedisStore implements MemoryStore {
    * one count for the pinned, one GROUPBY each for types and namespaces.
    */
   async stats(userId: string, now: number): Promise<Stats> {
-    await this.accesses.flush(); // the aggregate below sums access_count in the index
+    await this.accesses.flush(); // the aggregate below sums access_count in the index, accessCorrection the rest
     const active = memoryFilterQuery(userId, {}, now);
-    const [totals, pinned_count, by_type, by_namespace] = await Promise.all([
+    const [totals, pinned_count, by_type, by_namespace, correction] = await Promise.all([
       this.aggregate(active, [
         "APPLY", "@access_count < 1", "AS", "never",
         "GROUPBY", "0",
@@ -393,6 +415,7 @@ export class RedisStore implements MemoryStore {
       this.search(`${active} ${tagAnyOf("pinned", [YES])}`, ["LIMIT", "0", "0"]).then((r) => r.total),
       this.groupCounts(active, "memory_type"),
       this.groupCounts(active, "namespace"),
+      this.accessCorrection(userId, now),
     ]);
     const row = totals[0];
     const total = Number(row?.get("n") ?? 0);
@@ -401,14 +424,55 @@ export class RedisStore implements MemoryStore {
     return {
       total_memories: total,
       pinned_count,
-      never_accessed: Number(row?.get("never_accessed") ?? 0),
-      total_accesses: Number(row?.get("accesses") ?? 0),
+      never_accessed: Number(row?.get("never_accessed") ?? 0) - correction.nowAccessed,
+      total_accesses: Number(row?.get("accesses") ?? 0) + correction.accesses,
       avg_importance: total === 0 ? 0 : Number(row?.get("importance") ?? 0) / total,
       oldest_memory: time("oldest"),
       newest_memory: time("newest"),
       by_type: by_type.map(({ value, count }) => ({ memory_type: value as MemoryType, count })),
       by_namespace: by_namespace.map(({ value, count }) => ({ namespace: value, count })),
     };
+  }
+
+  /**
+   * What the access hash adds to the documents' counters (the index sums those): the accesses beyond
+   * them, and how many memories it took out of never-accessed, over the user's active memories.
+   * Fields whose memory is gone (expired without hash field TTLs) are removed on the way.
+   */
+  private async accessCorrection(userId: string, now: number): Promise<{ accesses: number; nowAccessed: number }> {
+    const hash = this.keys.access(userId);
+    let cursor = "0";
+    let accesses = 0;
+    let nowAccessed = 0;
+    do {
+      const [next, flat] = (await this.client.sendCommand(["HSCAN", hash, cursor, "COUNT", String(WALK_PAGE)])) as [string, string[]];
+      cursor = next;
+      const ids: string[] = [];
+      const held: string[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        ids.push(flat[i]!);
+        held.push(flat[i + 1]!);
+      }
+      if (ids.length === 0) continue;
+      const keys = ids.map((id) => this.keys.memory(id));
+      const [states, counts] = (await this.client
+        .multi()
+        .addCommand(["JSON.MGET", ...keys, "$.ix"])
+        .addCommand(["JSON.MGET", ...keys, "$.m.access_count"])
+        .execAsPipeline()) as unknown as [(string | null)[], (string | null)[]];
+      const gone: string[] = [];
+      ids.forEach((id, i) => {
+        const [state] = states[i] ? (JSON.parse(states[i]!) as { user_id: string; deleted: string; expires: number }[]) : [];
+        if (!state) return void gone.push(id);
+        if (state.user_id !== userId || state.deleted === YES || state.expires <= now) return;
+        const [base] = JSON.parse(counts[i] ?? "[0]") as number[];
+        const { count } = parseAccess(held[i]!);
+        accesses += count - (base ?? 0);
+        if ((base ?? 0) < 1 && count >= 1) nowAccessed++;
+      });
+      if (gone.length > 0) await this.client.sendCommand(["HDEL", hash, ...gone]);
+    } while (cursor !== "0");
+    return { accesses, nowAccessed };
   }
 
   async namespaces(userId: string, now: number): Promise<{ namespace: string; count: number }[]> {
@@ -435,8 +499,7 @@ export class RedisStore implements MemoryStore {
     const seen = new Set<string>();
     let batch: { user_id: string; memory: Memory }[] = [];
     for await (const page of this.walkPages(MEMORY_PATH)) {
-      for (const { value } of page.values) {
-        const memory = page.seen(value as Memory);
+      for (const memory of await this.countedAcrossUsers(page.values.map(({ value }) => value as Memory))) {
         if (memory.deleted_at !== null || seen.has(memory.id)) continue;
         seen.add(memory.id);
         batch.push({ user_id: memory.user_id, memory });
@@ -462,8 +525,8 @@ export class RedisStore implements MemoryStore {
     for await (const page of this.walkPages(path)) yield page.values as { key: string; value: T }[];
   }
 
-  /** Like walkDocuments, with the access view taken as each page was read (for pages of records). */
-  private async *walkPages(path: string): AsyncIterable<{ values: { key: string; value: unknown }[]; seen: AccessView }> {
+  /** The values at `path` of every memory document, a SCAN page at a time. */
+  private async *walkPages(path: string): AsyncIterable<{ values: { key: string; value: unknown }[] }> {
     let cursor = "0";
     do {
       const [next, found] = (await this.client.sendCommand([
@@ -472,28 +535,70 @@ export class RedisStore implements MemoryStore {
       cursor = next;
       const keys = found.filter((key) => this.keys.memoryIdOf(key) !== null);
       if (keys.length === 0) continue;
-      const seen = this.accesses.view();
       const texts = (await this.client.sendCommand(["JSON.MGET", ...keys, path])) as (string | null)[];
       const values: { key: string; value: unknown }[] = [];
       texts.forEach((text, i) => {
         const [value] = text ? (JSON.parse(text) as unknown[]) : [];
         if (value !== undefined) values.push({ key: keys[i]!, value });
       });
-      yield { values, seen };
+      yield { values };
     } while (cursor !== "0");
   }
 
   // ---- RediSearch ------------------------------------------------------------------------
 
-  /** With `seen`: the access view taken just before the query was sent, for the records it returns. */
-  private async search(query: string, args: (string | Buffer)[], withScores = false): Promise<SearchReply & { seen: AccessView }> {
-    const seen = this.accesses.view();
+  private async search(query: string, args: (string | Buffer)[], withScores = false): Promise<SearchReply> {
     const reply = await this.client.sendCommand(["FT.SEARCH", this.keys.index, query, ...args, "DIALECT", "2"]);
-    return { ...parseSearch(reply, withScores), seen };
+    return parseSearch(reply, withScores);
+  }
+
+  /** A ranking ref from a hit that RETURNed REF_FIELDS (user_id and accessed_at for the access view). */
+  private ref(userId: string, row: SearchRow): MemoryRef & Counted {
+    const field = (name: string) => row.fields.get(name) ?? "";
+    return {
+      id: this.keys.memoryIdOf(row.key) ?? row.key,
+      user_id: userId,
+      created_at: iso(Number(field("created_at"))),
+      memory_type: field("memory_type") as MemoryType,
+      pinned: field("pinned") === YES,
+      importance: Number(field("importance")),
+      access_count: Number(field("access_count")),
+      accessed_at: "",
+    };
+  }
+
+  /**
+   * Records (or refs) read from their documents, with the user's access hash applied, then the
+   * pending bumps: the view is taken just before the hash is read, so a flush written in between is
+   * counted once (by the hash), as AccessLog.view requires.
+   */
+  private async counted<T extends Counted>(userId: string, items: T[]): Promise<T[]> {
+    if (items.length === 0) return items;
+    const seen = this.accesses.view();
+    const counts = (await this.client.sendCommand(["HMGET", this.keys.access(userId), ...items.map((m) => m.id)])) as (string | null)[];
+    return items.map((item, i) => seen(withAccess(item, counts[i] ?? null)));
+  }
+
+  /** `counted` for records of any users (whole-store walks). */
+  private async countedAcrossUsers(records: Memory[]): Promise<Memory[]> {
+    const byUser = new Map<string, Memory[]>();
+    for (const m of records) byUser.set(m.user_id, [...(byUser.get(m.user_id) ?? []), m]);
+    const out: Memory[] = [];
+    for (const [userId, mine] of byUser) out.push(...(await this.counted(userId, mine)));
+    return out;
   }
 
   private async aggregate(query: string, args: string[]): Promise<Map<string, string>[]> {
     const reply = await this.client.sendCommand(["FT.AGGREGATE", this.keys.index, query, ...args, "DIALECT", "2"]);
     return parseAggregate(reply);
   }
+}
+
+/** The item with an access hash field applied (it overrides the document's counters), or unchanged. */
+function withAccess<T extends Counted>(item: T, field: string | null): T {
+  if (field === null) return item;
+  const { count, at } = parseAccess(field);
+  item.access_count = count;
+  item.accessed_at = at;
+  return item;
 }

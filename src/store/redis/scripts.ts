@@ -75,11 +75,12 @@ return 0
 );
 
 /**
- * KEYS: memory, :out, :in, :history.
+ * KEYS: memory, :out, :in, :history, the user's access hash.
  * ARGV: user id, document head (memory-doc.ts docHead), content hash JSON or '', embedding JSON
  * or '', expires ms or '', history entry JSON or '', memory key prefix, relation key prefix.
  *
- * Rewrites the document in one JSON.SET (keeping hash/seq/order/embedding unless given), appends
+ * Rewrites the document in one JSON.SET (keeping hash/seq/order/embedding unless given), drops the
+ * memory's access field (the record given carries the counts read through it: RECORD_ACCESS), appends
  * the history entry, and moves the expiry of the memory, its side keys and its relation records
  * (a relation expires with the first of its two ends). Returns 0 if the memory is not the user's.
  */
@@ -88,6 +89,7 @@ export const UPDATE_MEMORY = new Script(
   `
 local mem, out, inc, hist = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 if not owned(mem, ARGV[1]) then return 0 end
+redis.call('HDEL', KEYS[5], string.sub(mem, #ARGV[7] + 1))
 local hash = ARGV[3]
 if hash == '' then hash = redis.call('JSON.GET', mem, '.hash') end
 local emb = ARGV[4]
@@ -134,31 +136,38 @@ return n
 );
 
 /**
- * KEYS: memory document. ARGV: user id, count, ISO time. Adds `count` accesses to the user's memory
- * and keeps the later of its `accessed_at` and the given time; returns 1, or 0 if it is not the
- * user's (or gone). RedisStore runs it from its access log's flush (../access-log.ts): one call per
- * memory with a pending bump, all pipelined.
+ * KEYS: memory document, the user's access hash. ARGV: user id, memory id, count, ISO time.
+ * Adds `count` accesses to the user's memory and keeps the later of its `accessed_at` and the given
+ * time; returns 1, or 0 if it is not the user's (or gone). RedisStore runs it from its access log's
+ * flush (../access-log.ts): one call per memory with a pending bump, all pipelined.
  *
- * Every JSON write makes RediSearch re-index the whole document, HNSW vector included (a delete and
- * an insert in the graph, ~0.3-0.5 ms at 100k vectors), whatever path it changed. So both fields
- * change in one JSON.MERGE (RedisJSON 2.6+), one re-index per memory instead of two; an older
- * RedisJSON answers it with an error and gets the two writes.
+ * The counters go to the access hash (field: memory id, value: "{count} {accessed_at}"), which
+ * overrides the document's `m.access_count` / `m.accessed_at` on every read (redis-store.ts), not to
+ * the document: every JSON write makes RediSearch re-index the whole document, HNSW vector
+ * included, about 1 ms per memory at 100k vectors, and a flush's pipeline of those held Redis for
+ * every query queued behind it. The field takes the document's expiry (hash field TTLs, Redis 7.4+;
+ * without them the field outlives an expired memory until stats clears it). UPDATE_MEMORY folds the
+ * field back into the document it rewrites anyway.
  */
 export const RECORD_ACCESS = new Script(
   "record_access",
   `
-local key = KEYS[1]
+local key, hash, id = KEYS[1], KEYS[2], ARGV[2]
 if not owned(key, ARGV[1]) then return 0 end
-local count = tonumber(redis.call('JSON.GET', key, '.m.access_count')) + tonumber(ARGV[2])
-local at = ARGV[3]
-local previous = cjson.decode(redis.call('JSON.GET', key, '.m.accessed_at'))
-if type(previous) == 'string' and previous > at then at = previous end
-at = cjson.encode(at)
-local merged = redis.pcall('JSON.MERGE', key, '$.m', '{"access_count":' .. string.format('%d', count) .. ',"accessed_at":' .. at .. '}')
-if type(merged) == 'table' and merged.err then
-  redis.call('JSON.SET', key, '$.m.access_count', string.format('%d', count))
-  redis.call('JSON.SET', key, '$.m.accessed_at', at)
+local count, at
+local held = redis.call('HGET', hash, id)
+if held then
+  local space = string.find(held, ' ', 1, true)
+  count, at = tonumber(string.sub(held, 1, space - 1)), string.sub(held, space + 1)
+else
+  count = tonumber(redis.call('JSON.GET', key, '.m.access_count'))
+  at = cjson.decode(redis.call('JSON.GET', key, '.m.accessed_at'))
 end
+count = count + tonumber(ARGV[3])
+if type(at) ~= 'string' or ARGV[4] > at then at = ARGV[4] end
+redis.call('HSET', hash, id, string.format('%d', count) .. ' ' .. at)
+local expires = redis.call('PEXPIRETIME', key)
+if expires > 0 then redis.pcall('HPEXPIREAT', hash, expires, 'FIELDS', 1, id) end
 return 1
 `,
 );
