@@ -15,6 +15,7 @@
 #                     $NODE_EXTRA_CA_CERTS when that is a file; BUILD_CA=none passes none)
 #   BUILD_TIMEOUT     seconds for the build (default 1200); READY_TIMEOUT for /health (default 60)
 #   SIZE_LIMIT_MB     most MB the layers above the base may add (default 200)
+#   HOST_PORT         loopback port to publish on (default: a free one)
 #   REMOVE_IMAGE=1    also remove the built image at the end (default: kept, for the build cache)
 #   SKIP_BUILD=1      check an already built $IMAGE
 set -u
@@ -110,7 +111,7 @@ if ! E 30 image inspect "$IMAGE" >/dev/null 2>&1; then
 fi
 
 # --- run --------------------------------------------------------------------------------------
-PORT=$($RT port) || die "could not find a free loopback port"
+PORT=${HOST_PORT:-$($RT port)} || die "could not find a free loopback port: set HOST_PORT"
 URL=http://127.0.0.1:$PORT
 run_container() {
   E 60 run -d --name "$NAME" -p "127.0.0.1:$PORT:8787" -v "$VOLUME:/data" "$IMAGE" >"$WORK/run.out" 2>&1

@@ -5,11 +5,14 @@
  *   bun scripts/container-roundtrip.ts health <url> [seconds]       waits for GET /health = 200
  *   bun scripts/container-roundtrip.ts store  <url> <state.json>    signed store, then recall it
  *   bun scripts/container-roundtrip.ts recall <url> <state.json>    the stored memory is still there
+ *   bun scripts/container-roundtrip.ts replicas <urlA> <urlB>       a session made on A works on B, and back
  *
  * `store` makes a fresh wallet, stores one memory and recalls it, and writes the key, the id and the
  * content to state.json; `recall` signs with the same key and checks the memory by id (GET) and by
  * recall. Requests are signed like a client: `x-wallet-auth: {address}:{ts}:{signature of
- * service-auth:{ts}}` (AUTH_MESSAGE_PREFIX overrides the prefix). One line of result on stdout;
+ * service-auth:{ts}}` (AUTH_MESSAGE_PREFIX overrides the prefix). `replicas` signs in once on A
+ * (POST /auth/session) and uses only the Bearer token after that: it stores on A and reads the
+ * memory by id and by recall on B, then stores on B and recalls on A. One line of result on stdout;
  * the exit code is 0 on success, 1 on a failed check, 2 on a usage error.
  */
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -30,9 +33,13 @@ async function authHeader(key: Hex): Promise<string> {
 }
 
 async function call(key: Hex, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${url}${path}`, {
+  return send(`${url}${path}`, method, { "x-wallet-auth": await authHeader(key) }, body);
+}
+
+async function send(target: string, method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(target, {
     method,
-    headers: { "x-wallet-auth": await authHeader(key), ...(body !== undefined && { "content-type": "application/json" }) },
+    headers: { ...headers, ...(body !== undefined && { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(15_000),
   });
@@ -60,6 +67,19 @@ async function recallCheck(state: State): Promise<string> {
   const hit = (recalled.body.memories as { id: string; content: string }[]).find((m) => m.id === state.id);
   if (!hit || hit.content !== state.content) fail(`POST /v1/recall did not return memory ${state.id}: ${brief(recalled.body)}`);
   return `memory ${state.id} found by id and by recall`;
+}
+
+/** Stores a marker with the Bearer token on `from`, then finds it by id and by recall on `to`. */
+async function across(bearer: Record<string, string>, from: string, to: string): Promise<string> {
+  const content = `replica round trip marker ${crypto.randomUUID()}`;
+  const stored = await send(`${from}/v1/store`, "POST", bearer, { content, memory_type: "project", importance: 0.9 });
+  if (stored.status !== 201) fail(`POST ${from}/v1/store with the session token: ${stored.status} ${brief(stored.body)}`);
+  const got = await send(`${to}/v1/memories/${stored.body.id}`, "GET", bearer);
+  if (got.status !== 200 || got.body?.content !== content) fail(`GET ${to}/v1/memories/${stored.body.id} with the token from ${url}: ${got.status} ${brief(got.body)}`);
+  const recalled = await send(`${to}/v1/recall`, "POST", bearer, { query: "replica round trip marker", limit: 10 });
+  const hit = recalled.status === 200 && (recalled.body.memories as { id: string }[]).some((m) => m.id === stored.body.id);
+  if (!hit) fail(`POST ${to}/v1/recall did not return ${stored.body.id}: ${recalled.status} ${brief(recalled.body)}`);
+  return stored.body.id;
 }
 
 switch (mode) {
@@ -106,8 +126,21 @@ switch (mode) {
     console.log(await recallCheck((await Bun.file(arg).json()) as State));
     process.exit(0);
   }
+  case "replicas": {
+    if (!url || !arg) break;
+    const account = privateKeyToAccount(generatePrivateKey());
+    const ts = Math.floor(Date.now() / 1000);
+    const signature = await account.signMessage({ message: `${prefix}:${ts}` });
+    const session = await send(`${url}/auth/session`, "POST", {}, { address: account.address, timestamp: ts, signature });
+    if (session.status !== 200 || typeof session.body?.token !== "string") fail(`POST ${url}/auth/session: ${session.status} ${brief(session.body)}`);
+    const bearer = { authorization: `Bearer ${session.body.token}` };
+    const there = await across(bearer, url, arg);
+    const back = await across(bearer, arg, url);
+    console.log(`session from ${url} accepted by ${arg}; ${there} stored on the first, read and recalled on the second; ${back} the other way`);
+    process.exit(0);
+  }
 }
 if (mode !== "port") {
-  console.error("usage: bun scripts/container-roundtrip.ts port | health <url> [seconds] | store <url> <state.json> | recall <url> <state.json>");
+  console.error("usage: bun scripts/container-roundtrip.ts port | health <url> [seconds] | store <url> <state.json> | recall <url> <state.json> | replicas <urlA> <urlB>");
   process.exit(2);
 }

@@ -1,5 +1,5 @@
 import type { Subprocess } from "bun";
-import type { Config } from "./config";
+import { withSessionSecret, type Settings } from "./config";
 import { openStore } from "./store/open-store";
 import { startEmbedder } from "./embed/embedder";
 import { log } from "./log";
@@ -18,12 +18,13 @@ const RESTART_DELAY_MS = 1_000;
  * event loop, embedding worker thread and per-wallet cache. The caches stay coherent through SQLite:
  * every write is logged in `memory_changes` (src/store/sqlite/schema.ts) and each process patches
  * the rows other processes changed before its next search (vector-index.ts). Session tokens work
- * across workers (one JWT_SECRET); the free tier is counted in the store, so it is exact.
+ * across workers (one JWT_SECRET, or the key kept in the store); the free tier is counted in the
+ * store, so it is exact.
  *
- * The store is opened once here first, so migrations and the model binding (and the model build on
- * a fresh machine) run once rather than racing in every worker.
+ * The store is opened once here first, so migrations, the session key and the model binding (and the
+ * model build on a fresh machine) are settled once rather than racing in every worker.
  */
-export async function runCluster(config: Config): Promise<void> {
+export async function runCluster(config: Settings): Promise<void> {
   await prepareStore(config);
   let stopping = false;
   const workers = new Map<number, Subprocess>();
@@ -31,7 +32,7 @@ export async function runCluster(config: Config): Promise<void> {
 
   const start = (index: number) => {
     const child = Bun.spawn([process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
-      env: { ...process.env, [WORKER_ENV]: String(index), JWT_SECRET: config.JWT_SECRET },
+      env: { ...process.env, [WORKER_ENV]: String(index) },
       stdout: "inherit",
       stderr: "inherit",
     });
@@ -65,11 +66,12 @@ export async function runCluster(config: Config): Promise<void> {
   log.info(`[engram] ${config.WORKERS} worker processes on port ${config.PORT} (WORKERS=${config.WORKERS})`);
 }
 
-/** Runs the store's migrations and binds the embedding model (building it on first run), then closes both. */
-async function prepareStore(config: Config): Promise<void> {
+/** Runs the store's migrations, settles the session key and binds the embedding model (building it on first run), then closes both. */
+async function prepareStore(config: Settings): Promise<void> {
   const store = await openStore(config);
   const embedder = await startEmbedder({ model: config.EMBEDDING_MODEL, cacheDir: config.MODEL_CACHE_DIR });
   try {
+    await withSessionSecret(config, store);
     await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
   } finally {
     await embedder.close();

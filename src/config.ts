@@ -1,9 +1,10 @@
 import { t, type Static } from "elysia";
 import { Value } from "@sinclair/typebox/value";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { LOG_LEVELS } from "./log";
+import type { MemoryStore } from "./domain/store-port";
 
 /** A USDC amount with at most 6 decimals (USDC's precision), e.g. `0.005`. */
 const UsdcPrice = t.String({ pattern: "^\\d{1,9}(\\.\\d{1,6})?$" });
@@ -46,9 +47,12 @@ const EnvSchema = t.Object({
   LLM_API_KEY: t.Optional(t.String()),
   LLM_MODEL: t.Optional(t.String({ minLength: 1 })),
 });
-type Env = Static<typeof EnvSchema>;
+/** The environment's settings, validated; JWT_SECRET stays unset unless given (see withSessionSecret). */
+export type Settings = Static<typeof EnvSchema>;
+type Env = Settings;
 
-export type Config = Env & { JWT_SECRET: string };
+/** The settings with the session key settled (withSessionSecret): what the service runs with. */
+export type Config = Settings & { JWT_SECRET: string };
 
 export class ConfigError extends Error {}
 
@@ -65,7 +69,7 @@ function pickKnown(source: Record<string, string | undefined>): Record<string, u
   return picked;
 }
 
-export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(source: Record<string, string | undefined> = process.env): Settings {
   const env = Value.Default(EnvSchema, pickKnown(source)) as Env;
   const problems = [...Value.Errors(EnvSchema, env)].map((e) => `${e.path.slice(1)}=${JSON.stringify(e.value)}: ${e.message}`);
   if (env.LLM_BASE_URL && !env.LLM_MODEL) problems.push("LLM_MODEL: required when LLM_BASE_URL is set");
@@ -73,7 +77,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   const dataDir = resolve(env.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
-  return { ...env, DATA_DIR: dataDir, MODEL_CACHE_DIR: resolve(env.MODEL_CACHE_DIR), JWT_SECRET: env.JWT_SECRET ?? persistedSecret(dataDir) };
+  return { ...env, DATA_DIR: dataDir, MODEL_CACHE_DIR: resolve(env.MODEL_CACHE_DIR) };
 }
 
 /** PAYMENTS=on needs somewhere to send the money and a facilitator to verify and settle it. */
@@ -89,11 +93,19 @@ function paymentProblems(env: Env): string[] {
   return problems;
 }
 
-/** A JWT secret generated once and kept in the data dir, so sessions survive restarts. */
-function persistedSecret(dataDir: string): string {
-  const file = join(dataDir, "jwt-secret");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  const secret = randomBytes(32).toString("hex");
-  writeFileSync(file, secret, { mode: 0o600 });
-  return secret;
+/** Where versions before the store kept the session key held their generated one. */
+export const LEGACY_SECRET_FILE = "jwt-secret";
+
+/**
+ * The settings with the session key settled: JWT_SECRET when set, else the one kept in the store
+ * (MemoryStore.sessionSecret), so every process and replica on one store accepts the others'
+ * tokens without configuration. A new store adopts the key an earlier version generated into
+ * DATA_DIR/jwt-secret, if there is one (its sessions stay valid), else a random one.
+ */
+export async function withSessionSecret(settings: Settings, store: Pick<MemoryStore, "sessionSecret">): Promise<Config> {
+  if (settings.JWT_SECRET) return { ...settings, JWT_SECRET: settings.JWT_SECRET };
+  const file = join(settings.DATA_DIR, LEGACY_SECRET_FILE);
+  const legacy = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+  const candidate = legacy.length >= 32 ? legacy : randomBytes(32).toString("hex");
+  return { ...settings, JWT_SECRET: await store.sessionSecret(candidate) };
 }

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Config } from "./config";
+import { ConfigError, loadConfig, withSessionSecret, type Config, type Settings } from "./config";
 import { openStore } from "./store/open-store";
 import { startEmbedder } from "./embed/embedder";
 import { buildDeps } from "./http/deps";
@@ -6,12 +6,17 @@ import { createApp } from "./http/app";
 import { runCluster, WORKER_ENV } from "./cluster";
 import { log, setLogLevel } from "./log";
 
-/** Opens the store, starts the embedding worker, binds them, then listens: /health is 200 as soon as it answers. */
-export async function startServer(config: Config) {
+/**
+ * Opens the store, settles the session key (JWT_SECRET or the store's), starts the embedding worker,
+ * binds them, then listens: /health is 200 as soon as it answers.
+ */
+export async function startServer(settings: Settings) {
   const started = performance.now();
-  const store = await openStore(config);
-  const embedder = await startEmbedder({ model: config.EMBEDDING_MODEL, cacheDir: config.MODEL_CACHE_DIR });
+  const store = await openStore(settings);
+  const embedder = await startEmbedder({ model: settings.EMBEDDING_MODEL, cacheDir: settings.MODEL_CACHE_DIR });
+  let config: Config;
   try {
+    config = await withSessionSecret(settings, store);
     await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
   } catch (error) {
     await embedder.close();

@@ -42,8 +42,12 @@ describe("deployment settings", () => {
 
   test("compose passes every other config variable to the service, each with a default or empty", async () => {
     const compose = await read("docker-compose.yml");
-    const service = compose.slice(compose.indexOf("  engram:"), compose.indexOf("\n  redis:"));
-    const environment = service.slice(service.indexOf("    environment:"), service.indexOf("    ports:"));
+    const service = compose.slice(compose.indexOf("  engram:"), compose.indexOf("\n  proxy:"));
+    const start = service.indexOf("    environment:\n");
+    expect(start).toBeGreaterThan(-1);
+    // the block runs until the service's next key (4 spaces of indent)
+    const rest = service.slice(start + "    environment:\n".length);
+    const environment = rest.slice(0, rest.search(/^ {4}[a-z_]+:/m));
     const passed = new Map([...environment.matchAll(/^ {6}([A-Z][A-Z0-9_]+): (.*)$/gm)].map((m) => [m[1]!, m[2]!]));
     const missing = (await configVariables()).filter((v) => !IMAGE_FIXED.has(v) && !passed.has(v));
     expect(missing).toEqual([]);
@@ -51,6 +55,16 @@ describe("deployment settings", () => {
       if (name === "STORE") continue;
       expect(value).toMatch(new RegExp(`^\\$\\{${name}:-[^}]*\\}$`));
     }
+  });
+
+  test("replicas publish no host port (they would clash when scaled); the proxy publishes ENGRAM_PORT", async () => {
+    const compose = await read("docker-compose.yml");
+    const engram = compose.slice(compose.indexOf("  engram:"), compose.indexOf("\n  proxy:"));
+    const proxy = compose.slice(compose.indexOf("\n  proxy:"), compose.indexOf("\n  redis:"));
+    expect(engram).not.toMatch(/^ {4}ports:/m);
+    expect(proxy).toContain('- "${ENGRAM_PORT:-8787}:8787"');
+    expect(proxy).toContain("./deploy/haproxy.cfg:");
+    expect(await read("deploy/haproxy.cfg")).toMatch(/server-template engram- \S+ engram:8787/);
   });
 
   test("the Redis health check needs PONG (an error reply such as LOADING exits 0 from redis-cli)", async () => {

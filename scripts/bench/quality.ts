@@ -24,7 +24,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig, withSessionSecret } from "../../src/config.ts";
 import { buildDeps } from "../../src/http/deps.ts";
 import { createApp } from "../../src/http/app.ts";
 import { startEmbedder, type Embedder } from "../../src/embed/embedder.ts";
@@ -56,8 +56,8 @@ const METHODS: Method[] = ["recall", "recall, access off", "search"];
 /** One in-process service on a loopback port with its own store and a clock the bench sets. */
 async function startService(embedder: Embedder, recordAccess: boolean) {
   const dataDir = mkdtempSync(join(tmpdir(), "engram-quality-"));
-  const config = loadConfig({ DATA_DIR: dataDir, MODEL_CACHE_DIR: cacheDir, PORT: "0", HOST: "127.0.0.1", FREE_TIER_CALLS: "100000000" });
   const store = await openEngine(dataDir);
+  const config = await withSessionSecret(loadConfig({ DATA_DIR: dataDir, MODEL_CACHE_DIR: cacheDir, PORT: "0", HOST: "127.0.0.1", FREE_TIER_CALLS: "100000000" }), store);
   await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
   // The counterfactual: the same service whose recalls are never counted as accesses.
   const served: MemoryStore = recordAccess ? store : new Proxy(store, { get: (s, p) => (p === "recordAccess" ? async () => {} : Reflect.get(s, p, s)) });

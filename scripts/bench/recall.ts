@@ -38,7 +38,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { startEmbedder, type Embedder } from "../../src/embed/embedder.ts";
 import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig, withSessionSecret } from "../../src/config.ts";
 import { buildDeps } from "../../src/http/deps.ts";
 import { createApp } from "../../src/http/app.ts";
 import { Recall, type RecallRequest } from "../../src/domain/recall.ts";
@@ -207,7 +207,7 @@ const timedEmbedder: TextEmbedder = {
   },
 };
 
-const config = loadConfig({ DATA_DIR: dataDir, MODEL_CACHE_DIR: cacheDir, FREE_TIER_CALLS: "1000000000", HOST: "127.0.0.1", PORT: "0" });
+const config = await withSessionSecret(loadConfig({ DATA_DIR: dataDir, MODEL_CACHE_DIR: cacheDir, FREE_TIER_CALLS: "1000000000", HOST: "127.0.0.1", PORT: "0" }), rawStore);
 const deps = buildDeps(config, rawStore, embedder);
 const recall = new Recall(store, timedEmbedder, Date.now);
 

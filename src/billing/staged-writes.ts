@@ -56,6 +56,9 @@ export class StagingStore implements MemoryStore {
   close(): Promise<void> {
     return this.inner.close();
   }
+  sessionSecret(candidate: string): Promise<string> {
+    return this.inner.sessionSecret(candidate);
+  }
   userIdForWallet(wallet: string): Promise<string> {
     return this.inner.userIdForWallet(wallet);
   }

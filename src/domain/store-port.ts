@@ -66,6 +66,12 @@ export interface MemoryStore {
   /** Binds the store to an embedding model; throws if its data was embedded by another one (unless `force`). */
   bindEmbeddingModel(model: EmbeddingModelInfo, force?: boolean): Promise<void>;
   close(): Promise<void>;
+  /**
+   * The key session tokens are signed with when JWT_SECRET is not set, kept in the store so every
+   * process and replica on it agrees: the stored one, or else `candidate`, stored now (when several
+   * race, the first stored wins and all of them get it).
+   */
+  sessionSecret(candidate: string): Promise<string>;
 
   userIdForWallet(wallet: string): Promise<string>;
   /** Atomically takes one free call if fewer than `limit` are used; returns the new used count, or null when exhausted. */

@@ -24,7 +24,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { loadConfig } from "../config";
+import { loadConfig, withSessionSecret } from "../config";
 import { openStore } from "../store/open-store";
 import { startEmbedder } from "../embed/embedder";
 import { buildDeps } from "../http/deps";
@@ -47,8 +47,9 @@ async function walletHeader(account: PrivateKeyAccount, prefix: string, nowMs = 
 
 /** Embedded: the service's own wiring (as src/server.ts, without the HTTP listener) and one caller. */
 async function embedded(account: PrivateKeyAccount) {
-  const config = loadConfig(process.env);
-  const store = await openStore(config);
+  const settings = loadConfig(process.env);
+  const store = await openStore(settings);
+  const config = await withSessionSecret(settings, store);
   const embedder = await startEmbedder({ model: config.EMBEDDING_MODEL, cacheDir: config.MODEL_CACHE_DIR });
   await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
   const deps = buildDeps(config, store, embedder);

@@ -84,19 +84,27 @@ async function redisEngine(): Promise<EngineCase | string> {
   } catch (error) {
     return `${url} not usable: ${(error as Error).message}`;
   }
-  return {
-    name: "redis",
-    open: async () => {
-      // One prefix per service, so test files (and runs) never see each other's keys.
-      const keyPrefix = `engram-test:${crypto.randomUUID().slice(0, 8)}:`;
+  // One prefix per store, so test files (and runs) never see each other's keys; the last handle
+  // closed removes what they left.
+  const openHandles = async (count: number): Promise<MemoryStore[]> => {
+    const keyPrefix = `engram-test:${crypto.randomUUID().slice(0, 8)}:`;
+    let open = count;
+    const handles: MemoryStore[] = [];
+    for (let i = 0; i < count; i++) {
       const store = await mod.RedisStore.connect(url, { keyPrefix });
       const close = store.close.bind(store);
       store.close = async () => {
         await close();
-        await dropPrefix(url, keyPrefix).catch(() => {});
+        if (--open === 0) await dropPrefix(url, keyPrefix).catch(() => {});
       };
-      return store;
-    },
+      handles.push(store);
+    }
+    return handles;
+  };
+  return {
+    name: "redis",
+    open: async () => (await openHandles(1))[0]!,
+    openShared: async () => (await openHandles(2)) as [MemoryStore, MemoryStore],
   };
 }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { privateKeyToAccount, generatePrivateKey, type PrivateKeyAccount } from "viem/accounts";
-import { loadConfig, type Config } from "../../src/config";
+import { loadConfig, withSessionSecret, type Config } from "../../src/config";
 import { buildDeps, type AppDeps } from "../../src/http/deps";
 import { createApp } from "../../src/http/app";
 import { startEmbedder, type Embedder } from "../../src/embed/embedder";
@@ -22,9 +22,15 @@ export function embedder(): Promise<Embedder> {
 export interface EngineCase {
   name: string;
   open(dataDir: string): Promise<MemoryStore>;
+  /** Two handles on one fresh store, as two processes or replicas have; closing both cleans it up. */
+  openShared(dataDir: string): Promise<[MemoryStore, MemoryStore]>;
 }
 
-export const sqliteEngine: EngineCase = { name: "sqlite", open: async (dir) => new SqliteStore(dir) };
+export const sqliteEngine: EngineCase = {
+  name: "sqlite",
+  open: async (dir) => new SqliteStore(dir),
+  openShared: async (dir) => [new SqliteStore(dir), new SqliteStore(dir)],
+};
 
 /** A running service on a loopback port with its own empty store and a movable clock. */
 export interface TestService {
@@ -37,10 +43,10 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-export async function startService(engine: EngineCase = sqliteEngine, env: Record<string, string> = {}): Promise<TestService> {
+export async function startService(engine: Pick<EngineCase, "name" | "open"> = sqliteEngine, env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), "engram-test-"));
-  const config = loadConfig({ DATA_DIR: dataDir, MODEL_CACHE_DIR, PORT: "0", HOST: "127.0.0.1", ...env });
   const store = await engine.open(dataDir);
+  const config = await withSessionSecret(loadConfig({ DATA_DIR: dataDir, MODEL_CACHE_DIR, PORT: "0", HOST: "127.0.0.1", ...env }), store);
   const emb = await embedder();
   await store.bindEmbeddingModel({ id: emb.modelId, dimension: emb.dimension });
   let offset = 0;

@@ -1,7 +1,7 @@
 /**
  * The key layout under one prefix (default `engram:`):
  *
- *   {p}meta                  hash: embedding_model, embedding_dimension, index_schema
+ *   {p}meta                  hash: embedding_model, embedding_dimension, index_schema, text_form, session_secret
  *   {p}seq                   counter: insertion sequence (ties in "newest first")
  *   {p}idx:memories          the RediSearch index (ON JSON PREFIX 1 {p}mem:)
  *   {p}mem:{id}              JSON: one memory (see memory-doc.ts); PEXPIREAT = expires_at

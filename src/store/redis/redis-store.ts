@@ -125,6 +125,13 @@ export class RedisStore implements MemoryStore {
     this.knnPolicy.reset();
   }
 
+  async sessionSecret(candidate: string): Promise<string> {
+    await this.client.sendCommand(["HSETNX", this.keys.meta, "session_secret", candidate]);
+    const stored = (await this.client.sendCommand(["HGET", this.keys.meta, "session_secret"])) as string | null;
+    if (stored === null) throw new Error(`the session secret in ${this.keys.meta} vanished right after it was set`);
+    return stored;
+  }
+
   /**
    * Rewrites every document's indexed `text` when the domain's index terms changed form (earlier
    * versions indexed unstemmed words), so BM25 keeps matching the query terms. Idempotent; the

@@ -159,6 +159,11 @@ export class SqliteStore implements MemoryStore {
     await flushed;
   }
 
+  async sessionSecret(candidate: string): Promise<string> {
+    this.db.query("insert into meta (key, value) values ('session_secret', ?) on conflict (key) do nothing").run(candidate);
+    return this.metaGet("session_secret")!;
+  }
+
   private metaGet(key: string): string | null {
     const row = this.db.query("select value from meta where key = ?").get(key) as { value: string } | null;
     return row?.value ?? null;
