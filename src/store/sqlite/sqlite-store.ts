@@ -226,14 +226,19 @@ export class SqliteStore implements MemoryStore {
           m.session_id, m.agent_id, m.pinned ? 1 : 0, m.immutable ? 1 : 0, m.expires_at, m.created_at, m.updated_at,
           m.accessed_at, m.access_count, m.deleted_at, embedding,
         ) as { rowid: number };
-        this.indexActive(rowid, m, embedding);
+        this.index(rowid, m, embedding);
       }
     });
   }
 
-  /** Mirrors an active row into the tag, FTS and vector indexes. */
+  /** Mirrors an active row into the tag, FTS and vector indexes, replacing what they held for it. */
   private indexActive(rowid: number, memory: Memory, embedding: Float32Array): void {
     this.unindex(rowid);
+    this.index(rowid, memory, embedding);
+  }
+
+  /** Mirrors a row the indexes do not hold yet (a new one). */
+  private index(rowid: number, memory: Memory, embedding: Float32Array): void {
     const tagInsert = this.db.query("insert or ignore into memory_tags (user_id, tag, memory_rowid) values (?, ?, ?)");
     for (const tag of memory.metadata.tags ?? []) tagInsert.run(memory.user_id, tag, rowid);
     this.db.query("insert into memories_fts (rowid, content) values (?, ?)").run(rowid, indexTerms(memory.content).join(" "));
