@@ -26,6 +26,9 @@ const normalizeIso = (value: string) => new Date(value).toISOString();
 
 /** The memory lifecycle of one user: store (with dedup), read, update, delete, pin. */
 export class Memories {
+  /** per wallet, the end of the dedup-and-write step under way (see oneAtATime) */
+  private readonly writing = new Map<string, Promise<void>>();
+
   constructor(
     private readonly store: MemoryStore,
     private readonly embedder: TextEmbedder,
@@ -42,6 +45,27 @@ export class Memories {
     const items = given.map((item, i) => this.checkStoreFields(item, now, given.length > 1 ? `body/memories/${i}/` : "body/"));
     const { vectors, tokens } = await this.embedder.embed(items.map((i) => i.content));
     const candidates = items.map((item, i) => this.candidate(userId, item, vectors[i]!, now));
+    return this.oneAtATime(userId, () => this.dedupAndWrite(userId, candidates, tokens, now, mergeDuplicates));
+  }
+
+  /**
+   * Runs a wallet's dedup-and-write steps one store at a time in this process: two stores of the
+   * same new text checking the wallet at once would both miss the other's memory and store it
+   * twice. (Across processes or replicas, and for paid calls, whose writes wait for settlement,
+   * that can still happen: see the README.)
+   */
+  private oneAtATime<T>(userId: string, work: () => Promise<T>): Promise<T> {
+    const run = (this.writing.get(userId) ?? Promise.resolve()).then(work);
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    this.writing.set(userId, settled);
+    void settled.then(() => this.writing.get(userId) === settled && this.writing.delete(userId));
+    return run;
+  }
+
+  private async dedupAndWrite(userId: string, candidates: Candidate[], tokens: number[], now: number, mergeDuplicates: boolean): Promise<StoreOutcome> {
     const ids: string[] = [];
     const fresh: Candidate[] = [];
     const merged = new Map<string, Memory>();
@@ -69,7 +93,7 @@ export class Memories {
     const freshIds = fresh.map((f) => f.memory.id);
     const records = new Map<string, Memory>([...known, ...merged, ...fresh.map((f): [string, Memory] => [f.memory.id, f.memory])]);
     const memories = [...new Set(ids)].map((id) => records.get(id)!);
-    return { ids, fresh_ids: freshIds, stored: fresh.length, deduplicated: items.length - fresh.length, tokens_used: tokens.reduce((a, b) => a + b, 0), memories };
+    return { ids, fresh_ids: freshIds, stored: fresh.length, deduplicated: candidates.length - fresh.length, tokens_used: tokens.reduce((a, b) => a + b, 0), memories };
   }
 
   /** The item with `tags` folded into its metadata, checked. */

@@ -46,6 +46,19 @@ describeEngines("dedup keeps different facts apart", (engine) => {
     expect(await contentsOf(namespace)).toEqual(["Bulk delete target about giraffes", "Bulk delete target about zebras"]);
   });
 
+  test("concurrent stores of the same fact give one memory: every answer names it", async () => {
+    const namespace = uniqueNs("concurrent");
+    const content = "The on-call rotation switches every Thursday at noon";
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, () => client.post("/v1/store", { content, namespace })),
+      ...Array.from({ length: 2 }, () => client.post("/v1/store/batch", { memories: [{ content, namespace }, { content: `${content}.`, namespace }] })),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 201));
+    const ids = new Set(answers.flatMap((a) => (a.body.ids as string[] | undefined) ?? [a.body.id as string]));
+    expect(ids.size).toBe(1);
+    expect(await contentsOf(namespace)).toEqual([content]);
+  });
+
   test("store: every near-miss pair gives two memories", async () => {
     for (const [a, b] of NEAR_MISSES) {
       const namespace = uniqueNs("near-miss");
