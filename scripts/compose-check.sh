@@ -6,10 +6,11 @@
 # healthy; /health answers 200 through the published port; a signed store + recall round trip
 # through it; the memory survives `restart` and `down` + `up` (volumes kept); `--scale engram=N`
 # (SCALE, default 2) starts without a host-port clash, a session token made on one replica works
-# on another and a memory stored on one is recalled on the other, and the proxy spreads requests
-# over every replica; while Redis loads a large dataset (LOADING) its health check fails and
-# engram's /health is 503, and both recover with the data kept. Prints a PASS/FAIL table, removes
-# the project with its volumes, exits 1 if a check failed (2 when it cannot start).
+# on another and a memory stored on one is recalled on the other, the proxy spreads requests over
+# every replica and keeps answering when scaled back to 1; while Redis loads a large dataset
+# (LOADING) its health check fails and engram's /health is 503, and both recover with the data
+# kept. Prints a PASS/FAIL table, removes the project with its volumes, exits 1 if a check failed
+# (2 when it cannot start). It cannot run in CI here (no image registry): README › Containers.
 #
 # Environment (all optional):
 #   COMPOSE          the compose command (default: `docker compose` if it answers, else docker-compose)
@@ -233,6 +234,21 @@ if [ "$FAILED" = 0 ]; then
       record FAIL "proxy spreads" "only $replicas_seen replica(s) in the proxy log: ${spread:-none} (deploy/haproxy.cfg resolves the service name engram)"
     fi
   fi
+  # Back to one replica: the proxy stops sending to the removed ones without a restart.
+  progress "scale down: $COMPOSE up -d --no-recreate --scale engram=1, then 30 requests through the proxy at once"
+  if C 600 up -d --no-recreate --scale engram=1 >"$WORK/scale1.log" 2>&1; then
+    bad=0
+    i=0
+    while [ "$i" -lt 30 ]; do
+      code=$(bun -e "fetch('$URL/health', { signal: AbortSignal.timeout(5000) }).then(r => console.log(r.status), () => console.log(0))" 2>/dev/null)
+      [ "$code" = 200 ] || bad=$((bad + 1))
+      i=$((i + 1))
+    done
+    n=$(ids engram | wc -l)
+    if [ "$bad" = 0 ] && [ "$n" = 1 ]; then record PASS "scale back to 1" "1 replica left; 30 of 30 requests through the proxy answered 200 right after"; else record FAIL "scale back to 1" "$n replica(s) left; $bad of 30 requests through the proxy did not answer 200"; fi
+  else
+    record FAIL "scale back to 1" "$(tail -n 3 "$WORK/scale1.log" | tr '\n' ' ')"
+  fi
 
   # --- Redis loading --------------------------------------------------------------------------
   if [ "$LOADING_KEYS" -gt 0 ] 2>/dev/null; then
@@ -288,7 +304,7 @@ if [ "$FAILED" = 0 ]; then
     else
       record FAIL "redis check while LOADING" "$detail"
     fi
-    if services_healthy "healthy after loading" "$SCALE" && health_url "health after loading"; then
+    if services_healthy "healthy after loading" 1 && health_url "health after loading"; then
       roundtrip "kept after loading" recall
     fi
   else
