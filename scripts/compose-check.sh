@@ -38,22 +38,10 @@ READY_TIMEOUT=${READY_TIMEOUT:-180}
 BUILD_TIMEOUT=${BUILD_TIMEOUT:-1500}
 LOADING_KEYS=${LOADING_KEYS:-6000000}
 export ENGRAM_IMAGE=${ENGRAM_IMAGE:-engram:compose-check}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/engram-compose-check.XXXXXX") || exit 2
-STATE=$WORK/state.json
-START=$(date +%s)
-RESULTS=$WORK/results
-: >"$RESULTS"
-FAILED=0
+CHECK_NAME=compose-check
+# shellcheck source=scripts/check-report.sh
+. "$(dirname "$0")/check-report.sh"
 HEALTH_LOOP=
-
-progress() { printf '[%4ss] %s\n' "$(($(date +%s) - START))" "$*"; }
-# record <PASS|FAIL|SKIP|INFO> <check> <detail>
-record() {
-  printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RESULTS"
-  [ "$1" = FAIL ] && FAILED=1
-  progress "$1 $2: $3"
-}
-die() { echo "compose-check: $*" >&2; rm -rf "$WORK"; exit 2; }
 
 # --- tools ------------------------------------------------------------------------------------
 if [ -n "${COMPOSE:-}" ]; then
@@ -313,16 +301,4 @@ if [ "$FAILED" = 0 ]; then
 fi
 
 # --- summary ----------------------------------------------------------------------------------
-echo
-echo "compose-check summary ($COMPOSE, ${server:-$ENGINE}, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - START)) s)"
-printf '%-6s  %-26s  %s\n' RESULT CHECK DETAIL
-printf '%-6s  %-26s  %s\n' ------ -------------------------- ------
-while IFS="$(printf '\t')" read -r result check detail; do
-  printf '%-6s  %-26s  %s\n' "$result" "$check" "$(printf '%s' "$detail" | cut -c1-220)"
-done <"$RESULTS"
-if [ "$FAILED" = 0 ]; then
-  echo "PASS: every check passed"
-else
-  echo "FAIL: see the FAIL rows above (and the logs printed where a step failed)"
-fi
-exit "$FAILED"
+summary "$COMPOSE, ${server:-$ENGINE}" 220 "and the logs printed where a step failed"

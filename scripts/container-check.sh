@@ -27,21 +27,9 @@ READY_TIMEOUT=${READY_TIMEOUT:-60}
 SIZE_LIMIT_MB=${SIZE_LIMIT_MB:-200}
 NAME=engram-check-$$
 VOLUME=engram-check-$$-data
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/engram-container-check.XXXXXX") || exit 2
-STATE=$WORK/state.json
-START=$(date +%s)
-RESULTS=$WORK/results
-: >"$RESULTS"
-FAILED=0
-
-progress() { printf '[%4ss] %s\n' "$(($(date +%s) - START))" "$*"; }
-# record <PASS|FAIL|SKIP> <check> <detail>
-record() {
-  printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RESULTS"
-  [ "$1" = FAIL ] && FAILED=1
-  progress "$1 $2: $3"
-}
-die() { echo "container-check: $*" >&2; rm -rf "$WORK"; exit 2; }
+CHECK_NAME=container-check
+# shellcheck source=scripts/check-report.sh
+. "$(dirname "$0")/check-report.sh"
 
 # --- engine and tools ---------------------------------------------------------------------------
 if [ -n "${CONTAINER_ENGINE:-}" ]; then
@@ -205,16 +193,4 @@ if [ "$FAILED" = 0 ]; then
 fi
 
 # --- summary ----------------------------------------------------------------------------------
-echo
-echo "container-check summary ($ENGINE, $IMAGE, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - START)) s)"
-printf '%-6s  %-26s  %s\n' RESULT CHECK DETAIL
-printf '%-6s  %-26s  %s\n' ------ -------------------------- ------
-while IFS="$(printf '\t')" read -r result check detail; do
-  printf '%-6s  %-26s  %s\n' "$result" "$check" "$(printf '%s' "$detail" | cut -c1-150)"
-done <"$RESULTS"
-if [ "$FAILED" = 0 ]; then
-  echo "PASS: every check passed"
-else
-  echo "FAIL: see the FAIL rows above (and the build log or container logs printed where a step failed)"
-fi
-exit "$FAILED"
+summary "$ENGINE, $IMAGE" 150 "and the build log or container logs printed where a step failed"
