@@ -12,7 +12,7 @@ import {
   textAnyOf,
 } from "../src/store/redis/query";
 import { globEscape, isRecordId, Keys } from "../src/store/redis/keys";
-import { docHead, docJson, NEVER, orderKey, toDoc } from "../src/store/redis/memory-doc";
+import { docHead, docJson, fromBase64, NEVER, orderKey, toDoc, vectorBase64 } from "../src/store/redis/memory-doc";
 import type { Memory } from "../src/domain/memory";
 import { KnnPolicy } from "../src/store/redis/knn-policy";
 import { requireModules } from "../src/store/redis/client";
@@ -238,8 +238,15 @@ describe("keys and documents (no server)", () => {
 
   test("docHead + the server's splice is the same document", () => {
     const doc = toDoc(memory, Float32Array.from([0.5]), "h", 3);
-    const spliced = `${docHead(memory)},"hash":"h","seq":3,"order":${doc.order},"embedding":[0.5]}`;
+    const spliced = `${docHead(memory)},"hash":"h","seq":3,"order":${doc.order},"embedding":[0.5],"vec":${JSON.stringify(vectorBase64(Float32Array.from([0.5])))}}`;
     expect(JSON.parse(spliced)).toEqual(JSON.parse(JSON.stringify(doc)));
+  });
+
+  test("vec: the vector's FLOAT32 bytes as base64, read back to the same values; null stays null", () => {
+    const v = Float32Array.from([0.1, -2.5, 1e-30, 3.4e38, -0]);
+    expect(Array.from(fromBase64(vectorBase64(v))!)).toEqual(Array.from(v));
+    expect(Array.from(fromBase64(vectorBase64(v.subarray(1, 3)))!)).toEqual([-2.5, Math.fround(1e-30)]);
+    expect(fromBase64(null)).toBeNull();
   });
 
   test("documents are well-formed JSON for RedisJSON: lone surrogates become U+FFFD (values and keys)", () => {

@@ -311,6 +311,26 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     expect((await redis.searchText(user, ["friday"], {}, 10, now, new Float32Array([1, 2]))).every((h) => h.similarity === undefined)).toBe(true);
   });
 
+  test("keyword hits read their vector from the base64 copy, or from the array in documents written without one; updates keep the two equal", async () => {
+    const user = crypto.randomUUID();
+    const items = ["alpha deploy note", "beta deploy note", "gamma deploy note"].map((content) => stored(memory(user, { content })));
+    await redis.insertMemories(items);
+    const [a, b, c] = items.map((i) => i.memory.id);
+    const key = (id: string) => `${prefix}mem:${id}`;
+    const query = unit();
+    const cosines = async () => new Map((await redis.searchText(user, ["deploy"], {}, 10, Date.now(), query)).map((h) => [h.memory.id, h.similarity]));
+    const expected = (embedding: Float32Array) => cosine(query, embedding);
+    // b as an earlier version wrote it (no `vec`), c's vector replaced by an update, a updated without a vector
+    await raw.sendCommand(["JSON.DEL", key(b!), "$.vec"]);
+    const replacement = unit();
+    await redis.updateMemory(user, { memory: { ...items[2]!.memory, importance: 0.9 }, embedding: replacement });
+    await redis.updateMemory(user, { memory: { ...items[1]!.memory, importance: 0.8 } });
+    await redis.updateMemory(user, { memory: { ...items[0]!.memory, importance: 0.7 } });
+    const got = await cosines();
+    expect([got.get(a!), got.get(b!), got.get(c!)]).toEqual([expected(items[0]!.embedding), expected(items[1]!.embedding), expected(replacement)]);
+    expect(String(await raw.sendCommand(["JSON.GET", key(b!), "$.vec"]))).toBe("[]"); // still without one: readers use the array
+  });
+
   test("model binding: same model is a no-op, another one throws unless forced; forcing rebuilds the index and keeps the documents", async () => {
     const p = `${prefix}rebind:`;
     let store = await RedisStore.connect(REDIS_URL!, { keyPrefix: p });

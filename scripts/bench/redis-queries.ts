@@ -13,7 +13,8 @@
  * runs every query once after a warm-up pass; the table gives client-side ms p50 / p95 / p99 per
  * query (loopback round trip included), in the order listed. Forms:
  *  - keyword: the engine's BM25 query over the union of the query's terms (with the wallet filter),
- *    LIMIT 40, returning whole records + embeddings (before), ranking fields + embeddings (now), ids only;
+ *    LIMIT 40, returning whole records + embeddings (before), ranking fields + embedding arrays, ranking
+ *    fields + base64 vectors (now; documents written before `vec` existed return no vector), ids only;
  *  - keyword, rarest terms: the same limited to the 2 / 3 rarest terms (a cheaper query: fewer postings);
  *  - knn: the k = 40 vector query with the wallet filter (HYBRID_POLICY BATCHES, as KnnPolicy picks for
  *    a wallet holding most of the index), returning whole records (before), ranking fields (now), ids only,
@@ -98,7 +99,8 @@ const knn = (i: number, ret: string[], ef?: number, policy = " HYBRID_POLICY BAT
 ];
 const forms: Form[] = [
   { name: "keyword, whole records + embeddings (before)", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", "2", "$.m", "$.embedding"]) },
-  { name: "keyword, ranking fields + embeddings (now)", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", String(REF.length + 1), ...REF, "$.embedding"]) },
+  { name: "keyword, ranking fields + embedding arrays", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", String(REF.length + 1), ...REF, "$.embedding"]) },
+  { name: "keyword, ranking fields + base64 vectors (now)", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", String(REF.length + 1), ...REF, "$.vec"]) },
   { name: "keyword, sortable ranking fields only", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", String(SORTABLES.length), ...SORTABLES]) },
   { name: "keyword, ranking fields only", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", String(REF.length), ...REF]) },
   { name: "keyword, ids only (NOCONTENT)", build: async (i) => text(queryTerms(texts[i]!), ["NOCONTENT"]) },

@@ -18,8 +18,13 @@ const SEQ_SLOTS = 1024;
  *   ix         index-only scalars: epoch-ms timestamps and two-state tags
  *   seq        insertion sequence number; `order` = created ms with the sequence as tie-breaker
  *   embedding  the vector as a JSON number array (FLOAT32 in the index)
+ *   vec        the same vector as base64 of its FLOAT32 bytes, for reading it back: RedisJSON formats
+ *              a number array as JSON text on every read (measured: 40 vectors of 100 numbers in a
+ *              JSON.MGET 0.27 ms, as strings 0.07 ms), a string it just copies. Null when
+ *              `embedding` is; absent in documents written before it existed (readers then fall
+ *              back to `embedding`).
  *
- * `hash`, `seq`, `order` and `embedding` come last: an update that keeps them splices them back
+ * `hash`, `seq`, `order`, `embedding` and `vec` come last: an update that keeps them splices them back
  * on the server (scripts.ts), so the document is always rewritten whole, in one command.
  */
 export interface MemoryDoc {
@@ -30,6 +35,7 @@ export interface MemoryDoc {
   seq: number;
   order: number;
   embedding: number[];
+  vec: string;
 }
 
 /** Values the index reads; user strings in their TAG form (query.ts tagForm). */
@@ -85,12 +91,13 @@ export function toDoc(memory: Memory, embedding: Float32Array, contentHash: stri
     seq,
     order: orderKey(ix.created, seq),
     embedding: Array.from(embedding),
+    vec: vectorBase64(embedding),
   };
 }
 
 /**
  * The leading part of a document for an update, as JSON text without its closing brace: the
- * server appends `hash`, `seq`, `order` and `embedding` (the kept or the new ones) and the brace.
+ * server appends `hash`, `seq`, `order`, `embedding` and `vec` (the kept or the new ones) and the brace.
  */
 export function docHead(memory: Memory): string {
   const head = docJson({ m: memory, text: searchText(memory.content), ix: indexFields(memory) });
@@ -114,5 +121,15 @@ export function docJson(value: unknown): string {
 export const vectorJson = (embedding: Float32Array) => JSON.stringify(Array.from(embedding));
 
 export const vectorBlob = (embedding: Float32Array) => Buffer.from(embedding.buffer, embedding.byteOffset, embedding.byteLength);
+
+/** `vec` of a document (the FLOAT32 bytes, in this machine's byte order as the index's query blobs). */
+export const vectorBase64 = (embedding: Float32Array) => vectorBlob(embedding).toString("base64");
+
+/** A `vec` read back; null for a vector that was cleared. */
+export function fromBase64(vec: string | null): Float32Array | null {
+  if (vec === null) return null;
+  const bytes = Buffer.from(vec, "base64");
+  return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+}
 
 export const toVector = (values: number[]) => Float32Array.from(values);

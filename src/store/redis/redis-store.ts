@@ -8,7 +8,7 @@ import { EmbeddingModelMismatch } from "../model-binding";
 import { AccessLog, type AccessBump } from "../access-log";
 import { connectClient, type RedisClient } from "./client";
 import { isRecordId, Keys } from "./keys";
-import { docHead, docJson, expiresMs, searchText, TEXT_FORM, toDoc, vectorBlob, vectorJson } from "./memory-doc";
+import { docHead, docJson, expiresMs, fromBase64, searchText, TEXT_FORM, toDoc, vectorBase64, vectorBlob, vectorJson } from "./memory-doc";
 import { fromTagForm, knnQuery, memoryFilterQuery, tagAnyOf, textAnyOf, YES } from "./query";
 import { jsonField, parseAggregate, parseSearch, type SearchReply, type SearchRow } from "./replies";
 import { RelationGraph } from "./relation-graph";
@@ -27,8 +27,9 @@ export interface RedisStoreOptions {
 const iso = (ms: number) => new Date(ms).toISOString();
 /** The record returned by searches: the `m` part of the document. */
 const MEMORY_PATH = "$.m";
-/** The embedding in a memory document (memory-doc.ts). */
+/** The embedding in a memory document (memory-doc.ts): the indexed array, and its base64 copy for reading. */
 const VECTOR_PATH = "$.embedding";
+const VEC_PATH = "$.vec";
 /** Keys per SCAN page of the whole-store walks (scanAll, countAll), fields per HSCAN page of an access hash. */
 const WALK_PAGE = 1000;
 /**
@@ -154,7 +155,10 @@ export class RedisStore implements MemoryStore {
     for await (const page of this.walkDocuments<unknown>("$.ix")) {
       if (page.length === 0) continue;
       const pipeline = this.client.multi();
-      for (const { key } of page) pipeline.addCommand(["JSON.SET", key, "$.embedding", "null"]);
+      for (const { key } of page) {
+        pipeline.addCommand(["JSON.SET", key, "$.embedding", "null"]);
+        pipeline.addCommand(["JSON.SET", key, "$.vec", "null"]);
+      }
       await pipeline.execAsPipeline();
     }
   }
@@ -221,6 +225,7 @@ export class RedisStore implements MemoryStore {
       history ? JSON.stringify(history) : "",
       k.memoryPrefix,
       k.relationPrefix,
+      update.embedding === undefined ? "" : JSON.stringify(vectorBase64(update.embedding)),
     ]);
   }
 
@@ -280,17 +285,39 @@ export class RedisStore implements MemoryStore {
     if (text === null) return [];
     const query = `${text} ${memoryFilterQuery(userId, filter, now)}`;
     const withVectors = vector !== undefined && vector.length === this.dimension;
-    const fields = withVectors ? [...REF_FIELDS, VECTOR_PATH] : REF_FIELDS;
+    const fields = withVectors ? [...REF_FIELDS, VEC_PATH] : REF_FIELDS;
     const { rows } = await this.search(query, ["WITHSCORES", "SCORER", "BM25STD", "RETURN", String(fields.length), ...fields, "LIMIT", "0", String(limit)], true);
     const refs = await this.counted(userId, rows.map((row) => this.ref(userId, row)));
+    const vectors = withVectors ? await this.vectorsOf(rows) : [];
     return rows.map((row, i) => {
       const hit: TextHit = { memory: refs[i]!, bm25: row.score ?? 0 };
       if (!withVectors) return hit;
-      // absent (or null) after a forced model change cleared the vectors: no cosine, as `embeddings` gives none
-      const stored = row.fields.get(VECTOR_PATH);
-      const values = stored === undefined ? null : (JSON.parse(stored) as number[] | null);
-      return values?.length === vector.length ? { ...hit, similarity: cosine(vector, Float32Array.from(values)) } : hit;
+      // null after a forced model change cleared the vectors: no cosine, as `embeddings` gives none
+      const values = vectors[i];
+      return values && values.length === vector.length ? { ...hit, similarity: cosine(vector, values) } : hit;
     });
+  }
+
+  /**
+   * The vectors of hits that RETURNed VEC_PATH; documents written before `vec` existed have none
+   * (the path is absent), and theirs are read from `embedding`, in one JSON.MGET for all of them.
+   */
+  private async vectorsOf(rows: SearchRow[]): Promise<(Float32Array | null)[]> {
+    const vectors = rows.map((row) => {
+      const vec = row.fields.get(VEC_PATH);
+      return vec === undefined ? undefined : fromBase64(vec === "null" ? null : vec); // DIALECT 2 gives a string as is
+    });
+    const older = rows.filter((_, i) => vectors[i] === undefined).map((row) => row.key);
+    if (older.length > 0) {
+      const arrays = (await this.client.sendCommand(["JSON.MGET", ...older, VECTOR_PATH])) as (string | null)[];
+      let next = 0;
+      vectors.forEach((v, i) => {
+        if (v !== undefined) return;
+        const [values] = JSON.parse(arrays[next++] ?? "[]") as (number[] | null)[];
+        vectors[i] = values ? Float32Array.from(values) : null;
+      });
+    }
+    return vectors as (Float32Array | null)[];
   }
 
   async countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number> {

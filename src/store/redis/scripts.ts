@@ -77,9 +77,11 @@ return 0
 /**
  * KEYS: memory, :out, :in, :history, the user's access hash.
  * ARGV: user id, document head (memory-doc.ts docHead), content hash JSON or '', embedding JSON
- * or '', expires ms or '', history entry JSON or '', memory key prefix, relation key prefix.
+ * or '', expires ms or '', history entry JSON or '', memory key prefix, relation key prefix,
+ * vec JSON string (with the embedding) or ''.
  *
- * Rewrites the document in one JSON.SET (keeping hash/seq/order/embedding unless given), drops the
+ * Rewrites the document in one JSON.SET (keeping hash/seq/order/embedding/vec unless given; a
+ * document written before `vec` existed stays without one, and readers use `embedding`), drops the
  * memory's access field (the record given carries the counts read through it: RECORD_ACCESS), appends
  * the history entry, and moves the expiry of the memory, its side keys and its relation records
  * (a relation expires with the first of its two ends). Returns 0 if the memory is not the user's.
@@ -92,11 +94,17 @@ if not owned(mem, ARGV[1]) then return 0 end
 redis.call('HDEL', KEYS[5], string.sub(mem, #ARGV[7] + 1))
 local hash = ARGV[3]
 if hash == '' then hash = redis.call('JSON.GET', mem, '.hash') end
-local emb = ARGV[4]
-if emb == '' then emb = redis.call('JSON.GET', mem, '.embedding') end
+local emb, vec = ARGV[4], ARGV[9]
+if emb == '' then
+  emb = redis.call('JSON.GET', mem, '.embedding')
+  vec = redis.pcall('JSON.GET', mem, '.vec')
+  if type(vec) ~= 'string' then vec = nil end
+end
+local vectors = ',"embedding":' .. emb
+if vec then vectors = vectors .. ',"vec":' .. vec end
 local seq = redis.call('JSON.GET', mem, '.seq')
 local order = redis.call('JSON.GET', mem, '.order')
-redis.call('JSON.SET', mem, '$', ARGV[2] .. ',"hash":' .. hash .. ',"seq":' .. seq .. ',"order":' .. order .. ',"embedding":' .. emb .. '}')
+redis.call('JSON.SET', mem, '$', ARGV[2] .. ',"hash":' .. hash .. ',"seq":' .. seq .. ',"order":' .. order .. vectors .. '}')
 if ARGV[6] ~= '' then redis.call('RPUSH', hist, ARGV[6]) end
 local at = tonumber(ARGV[5]) or -1
 for _, key in ipairs({mem, out, inc, hist}) do expire_at(key, at) end
