@@ -27,7 +27,7 @@ interface Generation {
 }
 
 /** The fields a bump changes, and what identifies its memory. */
-type Counted = Pick<Memory, "id" | "user_id" | "access_count" | "accessed_at">;
+export type Counted = Pick<Memory, "id" | "user_id" | "access_count" | "accessed_at">;
 
 /** Adds a memory's bumps not yet visible in what was read (see `AccessLog.view`); whole records or parts of them. */
 export type AccessView = <T extends Counted>(memory: T) => T;

@@ -5,7 +5,7 @@ import type { Relation } from "../../domain/relation";
 import type { Stats } from "../../domain/stats";
 import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
 import { EmbeddingModelMismatch } from "../model-binding";
-import { AccessLog, type AccessBump } from "../access-log";
+import { AccessLog, type AccessBump, type Counted } from "../access-log";
 import { connectClient, type RedisClient } from "./client";
 import { isRecordId, Keys } from "./keys";
 import { docHead, docJson, expiresMs, fromBase64, searchText, TEXT_FORM, toDoc, vectorBase64, vectorBlob, vectorJson } from "./memory-doc";
@@ -37,9 +37,6 @@ const WALK_PAGE = 1000;
  * serialized or parsed per hit (the whole record was ~1 KB of JSON per hit, 80 hits per recall).
  */
 const REF_FIELDS = ["created_at", "memory_type", "importance", "access_count", "pinned"];
-
-/** A part of a record that access counts apply to (AccessView): a ranking ref, or the whole record. */
-type Counted = Pick<Memory, "id" | "user_id" | "access_count" | "accessed_at">;
 
 /** An access hash field (scripts.ts RECORD_ACCESS): "{count} {accessed_at}". */
 function parseAccess(field: string): { count: number; at: string } {

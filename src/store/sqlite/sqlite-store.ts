@@ -431,23 +431,19 @@ export class SqliteStore implements MemoryStore {
    * at 10k memories, and only the results need it (getMemories).
    */
   private refs(userId: string, found: { rowid: number; ref?: MemoryRef }[]): Map<number, MemoryRef> {
+    const read = this.readRefs(userId, found.filter((f) => !f.ref));
     const refs = new Map<number, MemoryRef>();
-    const unread: { rowid: number }[] = [];
     for (const { rowid, ref } of found) {
-      if (!ref) unread.push({ rowid });
-      else refs.set(rowid, this.withPendingAccess(userId, ref));
+      const committed = ref ?? read.get(rowid);
+      if (!committed) continue;
+      const pending = this.accesses.pendingCount(userId, committed.id);
+      if (pending > 0) committed.access_count += pending;
+      refs.set(rowid, committed);
     }
-    for (const [rowid, ref] of this.readRefs(userId, unread)) refs.set(rowid, ref);
     return refs;
   }
 
-  private withPendingAccess(userId: string, ref: MemoryRef): MemoryRef {
-    const pending = this.accesses.pendingCount(userId, ref.id);
-    if (pending > 0) ref.access_count += pending;
-    return ref;
-  }
-
-  /** refs for rows the cache did not answer for (inside a transaction, a wallet still loading…). */
+  /** Committed refs of rows the cache did not answer for (inside a transaction, a wallet still loading…). */
   private readRefs(userId: string, found: { rowid: number }[]): Map<number, MemoryRef> {
     if (found.length === 0) return new Map();
     const rows = this.db
@@ -462,7 +458,7 @@ export class SqliteStore implements MemoryStore {
           memory_type: r.memory_type as MemoryType,
           pinned: r.pinned === 1,
           importance: r.importance,
-          access_count: r.access_count + this.accesses.pendingCount(userId, r.id),
+          access_count: r.access_count,
         },
       ]),
     );
