@@ -14,9 +14,9 @@ export function relationStretch(relationCount: number): number {
   return Math.min(1 + 0.2 * relationCount, 3);
 }
 
-/** Exponential decay by the memory type's half-life; pinned (core) memories do not decay. */
-export function typeDecay(memory: Pick<Memory, "created_at" | "memory_type" | "pinned">, relationCount: number, now: number): number {
+/** Exponential decay by the memory type's half-life; pinned (core) memories do not decay. `age`: ageDays, when the caller has it. */
+export function typeDecay(memory: Pick<Memory, "created_at" | "memory_type" | "pinned">, relationCount: number, now: number, age?: number): number {
   if (memory.pinned) return 1;
   const halfLife = HALF_LIFE_DAYS[memory.memory_type] * relationStretch(relationCount);
-  return Math.pow(0.5, ageDays(memory, now) / halfLife);
+  return Math.pow(0.5, (age ?? ageDays(memory, now)) / halfLife);
 }

@@ -104,8 +104,10 @@ export function contextImportance(importance: number, match: number, relevance: 
 /** The spec's recall score: hybrid × context_importance × access_boost × type_decay. */
 export function score(evidence: Evidence, now: number): { similarity: number; signals: Signals } {
   const { memory, vector, keyword, relevance, relationCount } = evidence;
-  const recencyValue = recency(ageDays(memory, now));
-  const decay = typeDecay(memory, relationCount, now);
+  // one date parse per candidate: recall scores up to 800 of them
+  const age = ageDays(memory, now);
+  const recencyValue = recency(age);
+  const decay = typeDecay(memory, relationCount, now, age);
   const context = contextImportance(memory.importance, Math.max(vector, keyword), relevance);
   const similarity = hybrid(vector, keyword, recencyValue) * context * accessBoost(memory.access_count) * decay;
   return {

@@ -346,6 +346,24 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
     expect(vectorIndexCounters.sqlScans).toBe(before.sqlScans); // answered from the cache, not SQL
   });
 
+  test("unfiltered searches skip the per-row filter only while no row has expired and every row has a vector", async () => {
+    const user = "user-no-filter";
+    const otherDimension = () => gaussVector(D + 4);
+    const soon = randomItems(user, 1, rowVector, () => ({ expires_at: iso(NOW + DAY) }));
+    const vectorless = randomItems(user, 2, otherDimension, () => ({ expires_at: null }));
+    await insert(store, model, [...randomItems(user, 300, rowVector, () => ({ expires_at: null })), ...soon, ...vectorless]);
+    const all = { userId: user, filter: {}, k: 5000 };
+    await checkCase(store, model, { ...all, now: NOW }, "rows without a vector are left out");
+    await checkCase(store, model, { ...all, now: NOW + 2 * DAY }, "the expired row is left out");
+    updateSync(store, model, soon[0]!.memory.id, { expires_at: iso(NOW + 5 * DAY) });
+    await checkCase(store, model, { ...all, now: NOW + 2 * DAY }, "its expiry moved later: back in");
+    await checkCase(store, model, { ...all, now: NOW + 6 * DAY }, "and out again");
+    softDeleteSync(store, model, user, vectorless.map((v) => v.memory.id));
+    await checkCase(store, model, { ...all, now: NOW }, "no row without a vector left");
+    const listed = await store.listMemories(user, {}, { limit: 100, offset: 0 }, NOW + 6 * DAY);
+    expect(listed.total).toBe(300); // neither the expired row nor the deleted ones
+  });
+
   test("degenerate calls: k = 0, a query of another dimension, an unknown user", async () => {
     const q = unitVector();
     expect(await store.nearest(SMALL, q, {}, 0, NOW)).toEqual([]);
@@ -703,10 +721,9 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
 describe("vector kernel", () => {
   test("the WASM SIMD kernel matches its JS reference", () => {
     const local = prng(7);
-    for (const stride of [8, 24, 128]) {
+    for (const [stride, n] of [[8, 257], [24, 257], [128, 257], [104, 1], [104, 2], [104, 3], [104, 4], [104, 7]] as const) {
       const kernel = kernelFor(stride);
       expect(kernel.simd).toBe(true);
-      const n = 257;
       const queryMax = Math.min(32767, Math.floor((2 ** 31 - 1) / (stride * 127)));
       const queryBytes = Math.ceil((stride * 2) / 16) * 16;
       const scalesAt = queryBytes;

@@ -21,6 +21,9 @@ export interface KeywordHit {
   ref?: MemoryRef;
 }
 
+/** Which cached rows a search may return: a predicate over slots, or `true` when every row passes (no call per row). */
+export type SlotFilter = true | ((slot: number) => boolean);
+
 // FTS5's bm25() constants (ext/fts5/fts5_aux.c).
 const K1 = 1.2;
 const B = 0.75;
@@ -223,9 +226,10 @@ export class WalletKeywords {
 
   /**
    * Scores every row of the first `size` slots containing a token, applying `accept` once per
-   * candidate row. Calls `visit(slot, score)` for each accepted match; returns nothing.
+   * candidate row, and offers each accepted match to `top` (null: count only). Returns how many
+   * rows were accepted.
    */
-  private score(tokens: string[], size: number, accept: (slot: number) => boolean, visit: ((slot: number, score: number) => void) | null): number {
+  private score(tokens: string[], size: number, accept: SlotFilter, top: TopK | null): number {
     if (size === 0) return 0;
     scratchFor(size);
     const acc = scratchScore;
@@ -257,7 +261,7 @@ export class WalletKeywords {
         if (slot < 0) continue;
         let s = state[slot]!;
         if (s === 0) {
-          s = accept(slot) ? 1 : 2;
+          s = accept === true || accept(slot) ? 1 : 2;
           state[slot] = s;
           touched[touchedCount++] = slot;
           if (s === 1) {
@@ -265,7 +269,7 @@ export class WalletKeywords {
             acc[slot] = 0;
           }
         }
-        if (s !== 1 || visit === null) continue;
+        if (s !== 1 || top === null) continue;
         let tf = entry & TF_MAX;
         if (tf === TF_MAX) tf = this.overflow.get(term * MAX_DOC_ID + (entry >> TF_BITS))!;
         acc[slot] = acc[slot]! + idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * docLength[slot]!) / avgdl)));
@@ -273,22 +277,22 @@ export class WalletKeywords {
     }
     for (let i = 0; i < touchedCount; i++) {
       const slot = touched[i]!;
-      if (visit !== null && state[slot] === 1) visit(slot, acc[slot]!);
+      if (top !== null && state[slot] === 1) top.offer(slot, acc[slot]!);
       state[slot] = 0;
     }
     return accepted;
   }
 
   /** The `limit` best accepted matches, best first, ties by lower rowid, and how many rows matched. */
-  search(tokens: string[], size: number, rowids: Float64Array, accept: (slot: number) => boolean, limit: number): { hits: KeywordHit[]; matched: number } {
+  search(tokens: string[], size: number, rowids: Float64Array, accept: SlotFilter, limit: number): { hits: KeywordHit[]; matched: number } {
     if (limit <= 0) return { hits: [], matched: this.count(tokens, size, accept) };
-    const heap = new TopK(limit, rowids);
-    const matched = this.score(tokens, size, accept, (slot, score) => heap.offer(slot, score));
-    return { hits: heap.sorted(), matched };
+    const top = new TopK(limit, rowids);
+    const matched = this.score(tokens, size, accept, top);
+    return { hits: top.sorted(), matched };
   }
 
   /** How many accepted rows contain at least one token. */
-  count(tokens: string[], size: number, accept: (slot: number) => boolean): number {
+  count(tokens: string[], size: number, accept: SlotFilter): number {
     return this.score(tokens, size, accept, null);
   }
 }
@@ -327,7 +331,8 @@ class TopK {
       scores[i] = score;
       return;
     }
-    if (!this.worse(scores[0]!, slots[0]!, score, slot)) return;
+    // most matches of a long list rank below the k-th: rejected on the score alone
+    if (score < scores[0]! || !this.worse(scores[0]!, slots[0]!, score, slot)) return;
     let i = 0;
     for (;;) {
       const left = 2 * i + 1;

@@ -4,10 +4,16 @@
  *
  * For rows of `stride` int8 values (the quantized vectors, zero-padded to a multiple of 8) and a query
  * of `stride` int16 values, it writes `out[i] = f32(Σ_j row_i[j] · query[j]) · scales[i]` for every row.
- * In WAT, per row (the inner step fully unrolled for the stride, alternating two accumulators):
+ * Rows are taken four at a time (the inner step fully unrolled for the stride), one accumulator each,
+ * sharing each load of the query; in WAT:
  *
- *   acc = i32x4.add(acc, i32x4.dot_i16x8_s(v128.load8x8_s(row + 8u), v128.load(query + 16u)))
- *   out[i] = f32.convert_i32_s(lane0 + lane1 + lane2 + lane3 of acc + acc2) * scales[i]
+ *   q = v128.load(query + 16u)
+ *   acc_r = i32x4.add(acc_r, i32x4.dot_i16x8_s(v128.load8x8_s(row + r·stride + 8u), q))   for r = 0..3
+ *   v128.store(out + 4i, f32x4.mul(f32x4.convert_i32x4_s(lane sums of acc_0..acc_3), v128.load(scales + 4i)))
+ *
+ * The four lane sums come from two rounds of shuffles and adds, so a row costs no lane extraction:
+ * per row the old one-row loop spent as many shuffle-port operations on its horizontal sum and
+ * conversion as on a third of its dot products. The last n mod 4 rows go through a one-row loop.
  *
  * Exported: `scores(query, rows, n, scales, out)`, all byte offsets into the imported memory.
  */
@@ -52,6 +58,7 @@ const op = {
   block: [0x02, 0x40],
   loop: [0x03, 0x40],
   end: [0x0b],
+  br: (depth: number) => [0x0c, ...uleb(depth)],
   brIf: (depth: number) => [0x0d, ...uleb(depth)],
   get: (i: number) => [0x20, ...uleb(i)],
   set: (i: number) => [0x21, ...uleb(i)],
@@ -59,6 +66,8 @@ const op = {
   i32: (n: number) => [0x41, ...sleb(n)],
   i32eqz: [0x45],
   i32ltu: [0x49],
+  i32gtu: [0x4b],
+  i32geu: [0x4f],
   i32add: [0x6a],
   i32shl: [0x74],
   f32load: [0x2a, 2, 0],
@@ -68,41 +77,72 @@ const op = {
   // SIMD: 0xfd prefix, LEB opcode, then memarg (align, offset) or lane immediates
   v128load: (offset: number) => [0xfd, ...uleb(0x00), 4, ...uleb(offset)],
   v128load8x8s: (offset: number) => [0xfd, ...uleb(0x01), 3, ...uleb(offset)],
+  v128store: [0xfd, ...uleb(0x0b), 4, 0],
+  /** i8x16.shuffle of two vectors by byte lanes (0–15 the first, 16–31 the second) */
+  shuffle: (lanes: number[]) => [0xfd, ...uleb(0x0d), ...lanes],
   v128zero: [0xfd, ...uleb(0x0c), ...new Array<number>(16).fill(0)],
   i32x4lane: (lane: number) => [0xfd, ...uleb(0x1b), lane],
   i32x4add: [0xfd, ...uleb(0xae)],
   i32x4dot16: [0xfd, ...uleb(0xba)],
+  f32x4mul: [0xfd, ...uleb(0xe6)],
+  f32x4fromI32x4: [0xfd, ...uleb(0xfa)],
 };
 
+/** Byte lanes selecting i32 lanes: `i32Lanes(0, 1, 4, 5)` takes lanes 0, 1 of the first vector and 0, 1 of the second. */
+const i32Lanes = (...lanes: number[]) => lanes.flatMap((l) => [4 * l, 4 * l + 1, 4 * l + 2, 4 * l + 3]);
+
 function scoresBody(stride: number): number[] {
-  // params: query 0, rows 1, n 2, scales 3, out 4; locals: i 5, row 6 (i32), acc 7, acc2 8 (v128)
-  const [query, rows, n, scales, out, i, row, acc, acc2] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
-  const steps: number[] = [];
-  for (let u = 0; u < stride / 8; u++) {
-    const a = u % 2 === 0 ? acc : acc2;
-    steps.push(...op.get(a), ...op.get(row), ...op.v128load8x8s(u * 8), ...op.get(query), ...op.v128load(u * 16), ...op.i32x4dot16, ...op.i32x4add, ...op.set(a));
-  }
-  const lane = (l: number) => [...op.get(acc), ...op.i32x4lane(l)];
+  // params: query 0, rows 1, n 2, scales 3, out 4; locals: i 5, row 6 (i32); q 7, acc 8–11, t 12, t2 13 (v128)
+  const [query, rows, n, scales, out, i, row, q] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const acc = [8, 9, 10, 11];
+  const [t, t2] = [12, 13];
   const at4 = (base: number) => [...op.get(base), ...op.get(i), ...op.i32(2), ...op.i32shl, ...op.i32add];
+  const dot = (a: number, offset: number) => [...op.get(a), ...op.get(row), ...op.v128load8x8s(offset), ...op.get(q), ...op.i32x4dot16, ...op.i32x4add, ...op.set(a)];
+  const loadQuery = (u: number) => [...op.get(query), ...op.v128load(u * 16), ...op.set(q)];
+  const pairSum = (a: number, b: number) => [
+    ...op.get(a), ...op.get(b), ...op.shuffle(i32Lanes(0, 1, 4, 5)),
+    ...op.get(a), ...op.get(b), ...op.shuffle(i32Lanes(2, 3, 6, 7)),
+    ...op.i32x4add,
+  ];
+  const store = (sums: number[]) => [...at4(out), ...sums, ...op.f32x4fromI32x4, ...at4(scales), ...op.v128load(0), ...op.f32x4mul, ...op.v128store];
+  // four rows: [Σacc0, Σacc1, Σacc2, Σacc3] from (acc0+acc1 pairs) and (acc2+acc3 pairs)
+  const four: number[] = [];
+  for (const a of acc) four.push(...op.v128zero, ...op.set(a));
+  for (let u = 0; u < stride / 8; u++) {
+    four.push(...loadQuery(u));
+    acc.forEach((a, r) => four.push(...dot(a, r * stride + u * 8)));
+  }
+  four.push(...pairSum(acc[0]!, acc[1]!), ...op.set(t), ...pairSum(acc[2]!, acc[3]!), ...op.set(t2));
+  const sums = [
+    ...op.get(t), ...op.get(t2), ...op.shuffle(i32Lanes(0, 2, 4, 6)),
+    ...op.get(t), ...op.get(t2), ...op.shuffle(i32Lanes(1, 3, 5, 7)),
+    ...op.i32x4add,
+  ];
+  four.push(...store(sums));
+  // one row: its lane sum in lane 0, written as a scalar
+  const one: number[] = [...op.v128zero, ...op.set(acc[0]!)];
+  for (let u = 0; u < stride / 8; u++) one.push(...loadQuery(u), ...dot(acc[0]!, u * 8));
+  const lane = (l: number) => [...op.get(acc[0]!), ...op.i32x4lane(l)];
+  one.push(...at4(out), ...lane(0), ...lane(1), ...op.i32add, ...lane(2), ...op.i32add, ...lane(3), ...op.i32add);
+  one.push(...op.f32fromI32, ...at4(scales), ...op.f32load, ...op.f32mul, ...op.f32store);
+  const advance = (rowsBy: number) => [
+    ...op.get(row), ...op.i32(rowsBy * stride), ...op.i32add, ...op.set(row),
+    ...op.get(i), ...op.i32(rowsBy), ...op.i32add, ...op.set(i),
+  ];
   const code = [
-    ...op.block,
-    ...op.get(n), ...op.i32eqz, ...op.brIf(0),
     ...op.i32(0), ...op.set(i),
     ...op.get(rows), ...op.set(row),
-    ...op.loop,
-    ...op.v128zero, ...op.tee(acc), ...op.set(acc2),
-    ...steps,
-    ...op.get(acc), ...op.get(acc2), ...op.i32x4add, ...op.set(acc),
-    ...at4(out),
-    ...lane(0), ...lane(1), ...op.i32add, ...lane(2), ...op.i32add, ...lane(3), ...op.i32add,
-    ...op.f32fromI32, ...at4(scales), ...op.f32load, ...op.f32mul, ...op.f32store,
-    ...op.get(row), ...op.i32(stride), ...op.i32add, ...op.set(row),
-    ...op.get(i), ...op.i32(1), ...op.i32add, ...op.tee(i), ...op.get(n), ...op.i32ltu, ...op.brIf(0),
-    ...op.end, // loop
-    ...op.end, // block
+    ...op.block, ...op.loop, // while i + 4 <= n: four rows
+    ...op.get(i), ...op.i32(4), ...op.i32add, ...op.get(n), ...op.i32gtu, ...op.brIf(1),
+    ...four, ...advance(4), ...op.br(0),
+    ...op.end, ...op.end,
+    ...op.block, ...op.loop, // while i < n: one row
+    ...op.get(i), ...op.get(n), ...op.i32geu, ...op.brIf(1),
+    ...one, ...advance(1), ...op.br(0),
+    ...op.end, ...op.end,
     ...op.end, // function
   ];
-  const body = [...vec([[2, I32], [2, V128]]), ...code];
+  const body = [...vec([[2, I32], [7, V128]]), ...code];
   return [...uleb(body.length), ...body];
 }
 
