@@ -908,9 +908,10 @@ class UserVectors {
 
   private exact(query: Float64Array, slot: number): number {
     const v = this.vectors;
-    const base = slot * this.dim;
+    const dim = this.dim;
+    const base = slot * dim;
     let dot = 0;
-    for (let i = 0; i < this.dim; i++) dot += query[i]! * v[base + i]!;
+    for (let i = 0; i < dim; i++) dot += query[i]! * v[base + i]!;
     return dot;
   }
 
