@@ -277,7 +277,8 @@ export class WalletKeywords {
     }
     for (let i = 0; i < touchedCount; i++) {
       const slot = touched[i]!;
-      if (top !== null && state[slot] === 1) top.offer(slot, acc[slot]!);
+      // most matches of a long list rank below the k-th: compared here, without a call
+      if (top !== null && state[slot] === 1 && acc[slot]! >= top.floor) top.offer(slot, acc[slot]!);
       state[slot] = 0;
     }
     return accepted;
@@ -302,6 +303,8 @@ class TopK {
   private readonly slots: Int32Array;
   private readonly scores: Float64Array;
   private size = 0;
+  /** no score below this can enter: the k-th best once k are held (ties go on to the rowid) */
+  floor = -Infinity;
 
   constructor(
     private readonly k: number,
@@ -329,9 +332,9 @@ class TopK {
       }
       slots[i] = slot;
       scores[i] = score;
+      if (this.size === this.k) this.floor = scores[0]!;
       return;
     }
-    // most matches of a long list rank below the k-th: rejected on the score alone
     if (score < scores[0]! || !this.worse(scores[0]!, slots[0]!, score, slot)) return;
     let i = 0;
     for (;;) {
@@ -346,6 +349,7 @@ class TopK {
     }
     slots[i] = slot;
     scores[i] = score;
+    this.floor = scores[0]!;
   }
 
   sorted(): KeywordHit[] {
