@@ -71,6 +71,28 @@ interface Loading {
   done: Promise<void>;
 }
 
+/**
+ * A cache's bytes by part. Typed arrays count their allocated length (capacity, not rows); the JS
+ * objects are estimates from measuring Bun 1.x (JSC): a string from SQLite ~32 bytes plus one per
+ * (Latin-1) character, an array slot 8, a Map entry ~48, a small Int32Array ~72 plus its data.
+ */
+export interface CacheBytes {
+  /** unit f32 vectors */
+  vectors: number;
+  /** the WebAssembly memory of the int8 copy (rows, scales, scores scratch) */
+  int8: number;
+  /** rowids, ranking and filter columns */
+  columns: number;
+  /** per-row tag id arrays */
+  tags: number;
+  /** memory ids and created_at strings */
+  strings: number;
+  /** rowid → slot */
+  slotMap: number;
+  /** the keyword inverted index (keyword-index.ts bytes()) */
+  keywords: number;
+}
+
 /** The columns the index mirrors, as read from `memories`. */
 interface IndexedRow {
   rowid: number;
@@ -296,6 +318,16 @@ export class VectorIndex {
     let bytes = 0;
     for (const user of this.users.values()) bytes += user.keywords.bytes();
     return bytes;
+  }
+
+  /** Approximate bytes held by the cached wallets, by part (for benchmarks and diagnostics; see CacheBytes). */
+  memory(): CacheBytes {
+    const total: CacheBytes = { vectors: 0, int8: 0, columns: 0, tags: 0, strings: 0, slotMap: 0, keywords: 0 };
+    for (const user of this.users.values()) {
+      const part = user.memory();
+      for (const key of Object.keys(total) as (keyof CacheBytes)[]) total[key] += part[key];
+    }
+    return total;
   }
 
   /** Rows and users currently cached (for benchmarks and diagnostics). */
@@ -646,6 +678,23 @@ class UserVectors {
     this.created = new Float64Array(this.capacity);
     this.expires = new Float64Array(this.capacity);
     this.keywords = new WalletKeywords(this.capacity);
+  }
+
+  memory(): CacheBytes {
+    const columns = [this.rowids, this.importance, this.accessCount, this.namespace, this.session, this.agent, this.type, this.pinned, this.hasVector, this.created, this.expires];
+    let tags = 0;
+    for (let slot = 0; slot < this.size; slot++) tags += 8 + (this.tags[slot] ? 72 + this.tags[slot]!.byteLength : 0);
+    let strings = 0;
+    for (let slot = 0; slot < this.size; slot++) strings += 2 * (8 + 32) + this.ids[slot]!.length + this.createdAt[slot]!.length;
+    return {
+      vectors: this.vectors.byteLength,
+      int8: this.quantized?.bytes() ?? 0,
+      columns: columns.reduce((sum, column) => sum + column.byteLength, 0),
+      tags,
+      strings,
+      slotMap: this.slotOf.size * 48,
+      keywords: this.keywords.bytes(),
+    };
   }
 
   rowidsView(): Float64Array {
@@ -1071,6 +1120,10 @@ class Quantized {
     this.capacity = capacity;
     this.rows = new Int8Array(this.memory.buffer, rowsAt, capacity * this.stride);
     this.scales = new Float32Array(this.memory.buffer, this.scalesAt, capacity);
+  }
+
+  bytes(): number {
+    return this.memory.buffer.byteLength;
   }
 
   set(slot: number, unitVector: Float32Array): void {
