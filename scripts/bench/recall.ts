@@ -646,6 +646,10 @@ if (args["search-all"]) {
   cacheParts = vectorIndex?.memory() ?? null;
   Bun.gc(true);
   memoryPoint("after, after a forced GC");
+  // the allocator gives freed pages back to the OS in the background, not at once
+  await Bun.sleep(10_000);
+  Bun.gc(true);
+  memoryPoint("after, 10 s and another GC later");
 }
 const finalStoreRows = storeRows();
 
