@@ -3,6 +3,7 @@ import type { Memory } from "../../domain/memory";
 import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
 import { kernelFor, type Kernel, type ScoreFn } from "./vector-kernel";
+import { IdColumn, TimestampColumn } from "./compact-strings";
 import { keywordIndexCounters, queryTokens, WalletKeywords, type KeywordHit, type SlotFilter } from "./keyword-index";
 
 export interface Neighbour {
@@ -56,6 +57,14 @@ const KERNEL_MIN_ROWS = 2048;
 const MIN_EXTRA_CANDIDATES = 64;
 /** Slack for float rounding in the quantization bound (cosine units). */
 const ROUNDING_SLACK = 1e-5;
+/**
+ * Spare slots a wallet's arrays start with, as a share of the rows expected (writes during and after
+ * its load use them before the arrays grow), and the factor they grow by. At ~600 bytes per slot
+ * (100-d), a 25% spare held ~150 MB of a 1M-row cache empty, and doubling a 100k-row wallet's arrays
+ * for one insert took ~60 MB at once.
+ */
+const SPARE_SHARE = 0.05;
+const GROWTH = 1.25;
 /** A user whose pending changes exceed this share of its rows is reloaded instead of patched. */
 const RELOAD_SHARE = 0.25;
 /** Other connections' changes read per sync at most; a longer backlog drops the cache instead. */
@@ -487,6 +496,7 @@ export class VectorIndex {
     vectorIndexCounters.loads++;
     const user = new UserVectors(this.dimension, rows.length);
     for (const row of rows) user.put(row);
+    user.loaded();
     this.evictFor(user.size);
     this.users.set(userId, user);
     return user;
@@ -551,6 +561,7 @@ export class VectorIndex {
     }
     this.loading.delete(userId);
     this.patch(state.user, userId, [...state.pending]);
+    state.user.loaded();
     vectorIndexCounters.loads++;
     this.evictFor(state.user.size);
     this.users.set(userId, state.user);
@@ -623,9 +634,9 @@ class UserVectors {
   /** interned strings (namespace, session, agent, type, tags) → small ints */
   private readonly dict = new Map<string, number>();
   private rowids: Float64Array;
-  /** what ranking reads (MemoryRef): memory id and created_at as stored, importance, access count (committed) */
-  private ids: string[] = [];
-  private createdAt: string[] = [];
+  /** what ranking reads (MemoryRef): memory id and created_at as stored (compact-strings.ts), importance, access count (committed) */
+  private readonly ids: IdColumn;
+  private readonly createdAt = new TimestampColumn();
   private importance: Float64Array;
   private accessCount: Float64Array;
   /** interned ids → strings (memory types) */
@@ -641,6 +652,8 @@ class UserVectors {
   private created: Float64Array;
   private expires: Float64Array;
   private tags: (Int32Array | null)[] = [];
+  /** one tag id array per distinct tags JSON: rows with the same tags share it (read-only), instead of ~80 bytes each */
+  private readonly tagSets = new Map<string, Int32Array>();
   private quantized: Quantized | null = null;
   /** slots newest first, for list pages; rebuilt on the first page after any change */
   private order: Int32Array | null = null;
@@ -664,7 +677,7 @@ class UserVectors {
     private readonly dim: number,
     expected: number,
   ) {
-    this.capacity = Math.max(16, Math.ceil(expected * 1.25));
+    this.capacity = Math.max(16, Math.ceil(expected * (1 + SPARE_SHARE)));
     this.rowids = new Float64Array(this.capacity);
     this.importance = new Float64Array(this.capacity);
     this.accessCount = new Float64Array(this.capacity);
@@ -677,15 +690,20 @@ class UserVectors {
     this.hasVector = new Uint8Array(this.capacity);
     this.created = new Float64Array(this.capacity);
     this.expires = new Float64Array(this.capacity);
+    this.ids = new IdColumn(this.capacity);
     this.keywords = new WalletKeywords(this.capacity);
+  }
+
+  /** A load is complete: the keyword lists' spare room goes (the slot arrays keep theirs, for the writes to come). */
+  loaded(): void {
+    this.keywords.trim();
   }
 
   memory(): CacheBytes {
     const columns = [this.rowids, this.importance, this.accessCount, this.namespace, this.session, this.agent, this.type, this.pinned, this.hasVector, this.created, this.expires];
-    let tags = 0;
-    for (let slot = 0; slot < this.size; slot++) tags += 8 + (this.tags[slot] ? 72 + this.tags[slot]!.byteLength : 0);
-    let strings = 0;
-    for (let slot = 0; slot < this.size; slot++) strings += 2 * (8 + 32) + this.ids[slot]!.length + this.createdAt[slot]!.length;
+    let tags = 8 * this.tags.length;
+    for (const set of this.tagSets.values()) tags += 72 + set.byteLength;
+    const strings = this.ids.bytes() + this.createdAt.bytes();
     return {
       vectors: this.vectors.byteLength,
       int8: this.quantized?.bytes() ?? 0,
@@ -719,8 +737,8 @@ class UserVectors {
     const slot = this.slotOf.get(rowid);
     if (slot === undefined) return undefined;
     return {
-      id: this.ids[slot]!,
-      created_at: this.createdAt[slot]!,
+      id: this.ids.get(slot),
+      created_at: this.createdAt.get(slot, this.created[slot]!),
       memory_type: this.names[this.type[slot]!] as MemoryRef["memory_type"],
       pinned: this.pinned[slot] === 1,
       importance: this.importance[slot]!,
@@ -748,8 +766,7 @@ class UserVectors {
       this.slotOf.set(row.rowid, slot);
     }
     this.rowids[slot] = row.rowid;
-    this.ids[slot] = row.id;
-    this.createdAt[slot] = row.created_at;
+    this.ids.set(slot, row.id);
     this.importance[slot] = row.importance;
     this.accessCount[slot] = row.access_count;
     let norm = 0;
@@ -766,10 +783,16 @@ class UserVectors {
     this.type[slot] = this.intern(row.memory_type);
     this.pinned[slot] = row.pinned;
     this.created[slot] = Date.parse(row.created_at);
+    this.createdAt.set(slot, row.created_at, this.created[slot]!);
     this.expires[slot] = row.expires_at === null ? Infinity : Date.parse(row.expires_at);
     this.expiryFloor = Math.min(this.expiryFloor, this.expires[slot]!);
     const tags = row.tags === null ? [] : (JSON.parse(row.tags) as unknown[]);
-    this.tags[slot] = tags.length > 0 ? Int32Array.from(tags, (t) => this.intern(String(t))) : null;
+    if (tags.length === 0) this.tags[slot] = null;
+    else {
+      let set = this.tagSets.get(row.tags!);
+      if (!set) this.tagSets.set(row.tags!, (set = Int32Array.from(tags, (t) => this.intern(String(t)))));
+      this.tags[slot] = set;
+    }
     if (this.quantized) this.quantized.set(slot, this.vectors.subarray(base, base + this.dim));
     else if (this.size >= KERNEL_MIN_ROWS && this.dim > 0) this.quantize();
   }
@@ -786,8 +809,8 @@ class UserVectors {
       const moved = this.rowids[last]!;
       this.slotOf.set(moved, slot);
       this.rowids[slot] = moved;
-      this.ids[slot] = this.ids[last]!;
-      this.createdAt[slot] = this.createdAt[last]!;
+      this.ids.move(last, slot);
+      this.createdAt.move(last, slot);
       this.importance[slot] = this.importance[last]!;
       this.accessCount[slot] = this.accessCount[last]!;
       this.vectors.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
@@ -803,8 +826,8 @@ class UserVectors {
       this.quantized?.move(last, slot);
     }
     this.tags[last] = null;
-    this.ids.length = last;
-    this.createdAt.length = last;
+    this.ids.clear(last);
+    this.createdAt.clear(last);
     this.keywords.delete(slot, last);
   }
 
@@ -827,7 +850,7 @@ class UserVectors {
   }
 
   private grow(): void {
-    const capacity = this.capacity * 2;
+    const capacity = Math.max(this.capacity + 16, Math.ceil(this.capacity * GROWTH));
     const widen = <T extends Float64Array | Float32Array | Int32Array | Uint8Array>(old: T, make: (n: number) => T, per = 1): T => {
       const next = make(capacity * per);
       next.set(old);
@@ -846,6 +869,7 @@ class UserVectors {
     this.created = widen(this.created, (n) => new Float64Array(n));
     this.expires = widen(this.expires, (n) => new Float64Array(n));
     this.capacity = capacity;
+    this.ids.reserve(capacity);
     this.quantized?.reserve(capacity, this.size);
     this.keywords.reserve(capacity);
   }
