@@ -1,4 +1,5 @@
-/** Shared helpers for the benchmark scripts: percentiles, a markdown table, deterministic text. */
+/** Shared helpers for the benchmark scripts: percentiles, a markdown table, deterministic text, memory. */
+import { readFileSync } from "node:fs";
 
 export function percentiles(samples: number[]): { p50: number; p95: number; p99: number; mean: number } {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -21,4 +22,44 @@ const TAILS = ["since March", "for the dashboard", "in production", "after the o
 export function sentence(i: number): string {
   const pick = <T>(xs: T[], k: number) => xs[(Math.imul(i + 1, k) >>> 0) % xs.length]!;
   return `${pick(SUBJECTS, 2654435761)} ${pick(VERBS, 40503)} ${pick(OBJECTS, 9973)} ${pick(TAILS, 7919)} (#${i})`.replace(/\s+/g, " ");
+}
+
+/**
+ * What the process's resident memory is made of (Linux; zeros elsewhere), in bytes. RSS alone mixes
+ * anonymous memory (heaps, typed arrays, WebAssembly memories: what the process owns) with
+ * file-backed pages (the executable, libraries and SQLite's memory-mapped database: page cache the
+ * OS can drop under pressure and that other processes mapping the same file share).
+ */
+export interface MemorySnapshot {
+  rss: number;
+  /** RssAnon of /proc/self/status */
+  anon: number;
+  /** RssFile of /proc/self/status */
+  file: number;
+  /** RssShmem of /proc/self/status */
+  shmem: number;
+  /** resident pages of mappings whose path ends with `mappedFile` (the SQLite database), from /proc/self/smaps */
+  mapped: number;
+}
+
+export function memorySnapshot(mappedFile?: string): MemorySnapshot {
+  const rss = process.memoryUsage().rss;
+  const kb = (text: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0) * 1024;
+  let status = "";
+  try {
+    status = readFileSync("/proc/self/status", "utf8");
+  } catch {
+    return { rss, anon: 0, file: 0, shmem: 0, mapped: 0 };
+  }
+  let mapped = 0;
+  if (mappedFile) {
+    // smaps: a header line per mapping (address range … path), then its fields
+    const smaps = readFileSync("/proc/self/smaps", "utf8");
+    let inside = false;
+    for (const line of smaps.split("\n")) {
+      if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inside = line.trimEnd().endsWith(mappedFile);
+      else if (inside && line.startsWith("Rss:")) mapped += kb(line, "Rss");
+    }
+  }
+  return { rss, anon: kb(status, "RssAnon"), file: kb(status, "RssFile"), shmem: kb(status, "RssShmem"), mapped };
 }

@@ -5,6 +5,7 @@
  *   bun scripts/bench/recall.ts [--sizes 10000,100000] [--total 200000] [--other-size 20000]
  *                               [--engine sqlite|redis] [--queries 2000] [--seconds 10]
  *                               [--connections 1,64] [--no-http] [--check] [--analyze] [--seed 1] [--data-dir DIR]
+ *                               [--search-all] [--no-measure]
  *
  * Phases: the main wallet is filled to each size in turn and measured; when --total exceeds the
  * last size, other wallets of --other-size memories are added until the store holds --total, and
@@ -26,6 +27,17 @@
  * run stops with the reason. --check compares the sqlite vector index with an exact SQL scan.
  * --analyze runs SQLite's ANALYZE after each fill (from a second connection): without planner
  * statistics SQLite answers `user_id = ? and id in (…)` by walking all of the user's rows.
+ *
+ * --data-dir keeps the store for a re-run: a wallet that already holds its rows is not filled again
+ * (a partly filled one is completed, its generator advanced past the rows it has). --no-measure
+ * skips the latency phases (nothing is written then: the phases' storeMany line adds 640 rows per
+ * phase, which would push a re-run past --total). --search-all, after the last phase, runs one
+ * recall and one keyword search in every wallet, so that every wallet's cache is loaded (the worst
+ * case for memory while the store's rows fit in maxCachedRows), and reports what the resident
+ * memory is made of before and after, and after a forced GC: anonymous memory (heaps, the caches'
+ * typed arrays, WebAssembly memories) apart from file-backed pages (SQLite's memory-mapped database,
+ * which the OS can reclaim and other processes share). A re-run with --data-dir, --no-measure and
+ * --search-all measures a fresh process, as a restarted service would be, without the fill's garbage.
  * Progress goes to stderr, the markdown tables to stdout.
  */
 import { parseArgs } from "node:util";
@@ -48,7 +60,10 @@ import { newMemory, type Memory } from "../../src/domain/memory.ts";
 import type { TextEmbedder } from "../../src/domain/ports.ts";
 import type { MemoryFilter, MemoryStore, StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
+import { VectorIndex, type CacheBytes } from "../../src/store/sqlite/vector-index.ts";
+import { heapStats } from "bun:jsc";
 import { prng, syntheticMemory, syntheticQuery, type Rng } from "./synthetic.ts";
+import { memorySnapshot, type MemorySnapshot } from "./bench-util.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -64,6 +79,8 @@ const { values: args } = parseArgs({
     analyze: { type: "boolean", default: false },
     seed: { type: "string", default: "1" },
     "data-dir": { type: "string" },
+    "search-all": { type: "boolean", default: false },
+    "no-measure": { type: "boolean", default: false },
     "cache-dir": { type: "string" },
     // internal: run as the Bun load generator (when wrk is missing)
     loader: { type: "string" },
@@ -71,6 +88,8 @@ const { values: args } = parseArgs({
 });
 
 const BATCH = 64;
+/** memories each phase's storeMany line adds to the main wallet (10 batches) */
+const STORE_MANY_ROWS = 10 * BATCH;
 const log = (msg: string) => console.error(`[bench] ${msg}`);
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
 const f = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
@@ -194,6 +213,19 @@ async function openEngine(): Promise<{ store: MemoryStore; cleanup: () => Promis
 await ensureGloveModel({ cacheDir }); // a first run builds the model (keeps that out of the timings)
 const embedder: Embedder = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir });
 const { store: rawStore, cleanup } = await openEngine();
+/** The sqlite engine's cache (for --search-all's accounting and to wait for background loads). */
+const vectorIndex = rawStore instanceof SqliteStore ? (rawStore as unknown as { vectors: VectorIndex }).vectors : null;
+/** Active rows of a user already in the store (a --data-dir re-run); 0 for redis (a fresh key prefix per run). */
+function rowsOf(userId: string): number {
+  if (engineName !== "sqlite") return 0;
+  const db = (rawStore as unknown as { db: Database }).db;
+  return (db.query("select count(*) as n from memories where user_id = ? and deleted_at is null").get(userId) as { n: number }).n;
+}
+function storeRows(): number {
+  if (engineName !== "sqlite") return NaN;
+  const db = (rawStore as unknown as { db: Database }).db;
+  return (db.query("select count(*) as n from memories where deleted_at is null").get() as { n: number }).n;
+}
 await rawStore.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
 const store = timed(rawStore, "store.", engineName === "sqlite");
 const timedEmbedder: TextEmbedder = {
@@ -252,9 +284,14 @@ interface FillStats {
   insertSeconds: number;
 }
 
-/** Adds `count` memories to the user in batches of 64: the next batch is embedded while this one is written. */
-async function fill(userId: string, rng: Rng, count: number, label: string, stats: FillStats): Promise<void> {
+/**
+ * Adds `count` memories to the user in batches of 64: the next batch is embedded while this one is
+ * written. `skip`: records the generator drew in a previous run (a --data-dir re-run), drawn again
+ * and dropped so the new ones do not repeat their ids.
+ */
+async function fill(userId: string, rng: Rng, count: number, label: string, stats: FillStats, skip = 0): Promise<void> {
   const now = Date.now();
+  for (let i = 0; i < skip; i++) record(rng, userId, now);
   const makeBatch = (n: number) => Array.from({ length: n }, () => record(rng, userId, now));
   const embedBatch = async (batch: ReturnType<typeof makeBatch>) => {
     const t = performance.now();
@@ -360,14 +397,14 @@ async function serverSide(): Promise<ServerSide> {
   const rng = prng(seed * 104729 + sizeIndex);
   const started = performance.now();
   let stored = 0;
-  for (let b = 0; b < 10; b++) {
+  for (let b = 0; b < STORE_MANY_ROWS / BATCH; b++) {
     const items = Array.from({ length: BATCH }, () => {
       const s = syntheticMemory(rng);
       return { content: `${s.content} (${uuid(rng).slice(0, 8)})`, memory_type: s.memory_type, namespace: s.namespace, metadata: { tags: s.tags } };
     });
     stored += (await deps.memories.storeMany(mainUser, items)).stored;
   }
-  const storeManyRate = (10 * BATCH) / ((performance.now() - started) / 1000);
+  const storeManyRate = STORE_MANY_ROWS / ((performance.now() - started) / 1000);
   log(`storeMany (dedup path): ${int(storeManyRate)} memories/s`);
   let check: ServerSide["check"];
   if (args.check && rawStore instanceof SqliteStore) check = await checkIndex();
@@ -508,6 +545,12 @@ interface Phase {
 
 const phases: Phase[] = [];
 const mainRng = prng(seed);
+/** main-wallet rows a previous run left in --data-dir, and how many records this run has drawn from mainRng */
+const mainResumed = rowsOf(mainUser);
+let mainDrawn = 0;
+/** every wallet filled, the main one first (for --search-all) */
+const wallets: string[] = [mainUser];
+const startMemory = memorySnapshot();
 let walletRows = 0;
 let totalRows = 0;
 let sizeIndex = 0;
@@ -523,6 +566,7 @@ async function measure(label: string, fillStats: FillStats): Promise<void> {
     log(`analyze: ${f(performance.now() - t)} ms`);
   }
   const rssAfterFill = process.memoryUsage().rss;
+  if (args["no-measure"]) return;
   log(`phase ${label}: measuring (RSS ${mb(rssAfterFill)})`);
   const server = await serverSide();
   walletRows += server.storeManyAdded;
@@ -533,7 +577,12 @@ async function measure(label: string, fillStats: FillStats): Promise<void> {
 
 for (const size of sizes) {
   const stats: FillStats = { rows: 0, seconds: 0, embedSeconds: 0, insertSeconds: 0 };
-  if (size > walletRows) await fill(mainUser, mainRng, size - walletRows, `main wallet → ${int(size)}`, stats);
+  walletRows = Math.max(walletRows, rowsOf(mainUser));
+  if (size > walletRows) {
+    const skip = Math.max(0, mainResumed - mainDrawn);
+    await fill(mainUser, mainRng, size - walletRows, `main wallet → ${int(size)}`, stats, skip);
+    mainDrawn += skip + size - walletRows;
+  }
   walletRows = Math.max(walletRows, size);
   totalRows = Math.max(totalRows, walletRows);
   await measure(`${int(size)} in one wallet`, stats);
@@ -541,14 +590,68 @@ for (const size of sizes) {
 }
 if (total > totalRows) {
   const stats: FillStats = { rows: 0, seconds: 0, embedSeconds: 0, insertSeconds: 0 };
-  for (let w = 1; totalRows < total; w++) {
+  // the last phase's storeMany line adds up to STORE_MANY_ROWS to the main wallet: with them the
+  // store holds --total rows, not more (--search-all's worst case needs them to fit in maxCachedRows)
+  const fillTo = total - (args["no-measure"] ? 0 : STORE_MANY_ROWS);
+  for (let w = 1; totalRows < fillTo; w++) {
     const userId = await rawStore.userIdForWallet(privateKeyToAccount(walletKey(`other-${w}`)).address);
-    const n = Math.min(otherSize, total - totalRows);
-    await fill(userId, prng(seed * 1000 + w), n, `other wallet ${w} (total ${int(totalRows + n)}/${int(total)})`, stats);
+    const n = Math.min(otherSize, fillTo - totalRows);
+    const have = rowsOf(userId);
+    if (n > have) await fill(userId, prng(seed * 1000 + w), n - have, `other wallet ${w} (total ${int(totalRows + n)}/${int(total)})`, stats, have);
+    wallets.push(userId);
     totalRows += n;
   }
   await measure(`${int(walletRows)} in one wallet, ${int(totalRows)} total`, stats);
 }
+
+// ---------------------------------------------------------------------------------------------
+// --search-all: every wallet's cache loaded, and what the resident memory is made of
+// ---------------------------------------------------------------------------------------------
+interface MemoryPoint {
+  label: string;
+  snap: MemorySnapshot;
+  /** the main thread's JS heap, and memory JSC knows is held outside it (typed arrays' buffers) */
+  heap: number;
+  extra: number;
+  cache: { users: number; rows: number; keywordBytes: number } | null;
+}
+const memoryPoints: MemoryPoint[] = [];
+const dbFile = join(dataDir, "engram.sqlite");
+function memoryPoint(label: string): void {
+  const stats = heapStats();
+  const cache = vectorIndex ? { ...vectorIndex.cached(), keywordBytes: vectorIndex.keywordBytes() } : null;
+  const point = { label, snap: memorySnapshot(dbFile), heap: stats.heapSize, extra: stats.extraMemorySize, cache };
+  memoryPoints.push(point);
+  const s = point.snap;
+  log(`memory ${label}: RSS ${mb(s.rss)} = anon ${mb(s.anon)} + file ${mb(s.file)} (database mapped ${mb(s.mapped)}) + shmem ${mb(s.shmem)}; JS heap ${mb(point.heap)}, extra ${mb(point.extra)}${cache ? `; cached ${int(cache.rows)} rows in ${cache.users} wallets, keyword index ${mb(cache.keywordBytes)}` : ""}`);
+}
+let searchAllSeconds = 0;
+/** the cache's own accounting by part, once every wallet is loaded */
+let cacheParts: CacheBytes | null = null;
+if (args["search-all"]) {
+  memoryPoint("before the searches");
+  Bun.gc(true);
+  memoryPoint("before the searches, after a forced GC");
+  const started = performance.now();
+  for (const [i, userId] of wallets.entries()) {
+    const query = queries[i % queries.length]!;
+    // a vector search finishes a wallet's load at once; the keyword search then reads the same cache
+    await recall.run(userId, { ...baseRequest(query), record_access: false });
+    await keywordSearch(rawStore, Date.now, userId, query, {}, 10);
+    log(`search-all: wallet ${i + 1}/${wallets.length} (${int(rowsOf(userId))} rows) searched, RSS ${mb(process.memoryUsage().rss)}`);
+  }
+  await vectorIndex?.settled();
+  searchAllSeconds = (performance.now() - started) / 1000;
+  memoryPoint("after a recall + search in every wallet");
+  cacheParts = vectorIndex?.memory() ?? null;
+  Bun.gc(true);
+  memoryPoint("after, after a forced GC");
+  // the allocator gives freed pages back to the OS in the background, not at once
+  await Bun.sleep(10_000);
+  Bun.gc(true);
+  memoryPoint("after, 10 s and another GC later");
+}
+const finalStoreRows = storeRows();
 
 await (server as Server | null)?.stop();
 await embedder.close();
@@ -570,8 +673,10 @@ out();
 out(`Latencies in ms as p50 / p95 / p99. Server-side = in-process, one call at a time (${int(queryCount)} recalls, ${int(queryCount)} searches per phase).`);
 out(`End-to-end = HTTP on 127.0.0.1 via ${wrkPath ? "wrk (1 thread)" : "the Bun loader"}, ${seconds} s per run, one wallet (session token), recall limit 5.`);
 out();
-out("| phase | fill rate (embed + insert) | recall server-side | search server-side | e2e recall, 1 conn | recalls/s, " + connections.map((c) => `${c} conn`).join(" / ") + " | RSS after fill / after load |");
-out("|---|---|---|---|---|---|---|");
+if (phases.length) {
+  out("| phase | fill rate (embed + insert) | recall server-side | search server-side | e2e recall, 1 conn | recalls/s, " + connections.map((c) => `${c} conn`).join(" / ") + " | RSS after fill / after load |");
+  out("|---|---|---|---|---|---|---|");
+}
 for (const p of phases) {
   const e2e = p.e2e?.runs.filter((r) => r.label === "recall") ?? [];
   const one = e2e.find((r) => r.conns === 1)?.result;
@@ -580,6 +685,33 @@ for (const p of phases) {
       one ? `${f(one.p50)} / ${f(one.p95)} / ${f(one.p99)}` : "—"
     } | ${e2e.length ? e2e.map((r) => int(r.result.requests / r.result.seconds)).join(" / ") : "—"} | ${mb(p.rssAfterFill)} / ${mb(p.rssAfterLoad)} |`,
   );
+}
+if (memoryPoints.length) {
+  out();
+  out(
+    `### Memory with every wallet searched (--search-all): ${wallets.length} wallets, ${int(finalStoreRows)} active rows in the store, searched in ${searchAllSeconds.toFixed(0)} s` +
+      (args["no-measure"] ? " (no latency phases: a fresh process)" : ""),
+  );
+  out();
+  out(`At start (embedder and store open, nothing cached): RSS ${mb(startMemory.rss)} = anon ${mb(startMemory.anon)} + file ${mb(startMemory.file)}.`);
+  out("RSS = anon (heaps, cache arrays, WebAssembly memories) + file-backed (executable, libraries, the memory-mapped database: reclaimable, shared) + shmem.");
+  out();
+  out("| point | RSS | anon | file-backed | of which the database's mmap | JS heap (main thread) | outside the heap (typed arrays) | cached rows / wallets | keyword index |");
+  out("|---|---|---|---|---|---|---|---|---|");
+  for (const m of memoryPoints) {
+    const s = m.snap;
+    out(`| ${m.label} | **${mb(s.rss)}** | ${mb(s.anon)} | ${mb(s.file)} | ${mb(s.mapped)} | ${mb(m.heap)} | ${mb(m.extra)} | ${m.cache ? `${int(m.cache.rows)} / ${m.cache.users}` : "—"} | ${m.cache ? mb(m.cache.keywordBytes) : "—"} |`);
+  }
+}
+if (cacheParts) {
+  const rows = memoryPoints.at(-1)!.cache!.rows;
+  const sum = Object.values(cacheParts).reduce((a, b) => a + b, 0);
+  out();
+  out(`The cache's own accounting with every wallet loaded (typed arrays at their allocated capacity; JS strings, Map entries and small arrays estimated), ${int(rows)} rows:`);
+  out();
+  out("| part | MB | bytes per cached row |");
+  out("|---|---|---|");
+  for (const [part, bytes] of [...Object.entries(cacheParts), ["**total**", sum] as const]) out(`| ${part} | ${mb(bytes)} | ${int(bytes / Math.max(1, rows))} |`);
 }
 for (const p of phases) {
   out();

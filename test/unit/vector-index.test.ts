@@ -672,7 +672,7 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
     expect(vectorIndexCounters.secondPasses).toBeGreaterThan(passes);
     await randomChecks(store, model, [GROW], 20, "2100 rows");
 
-    await insert(store, model, [...randomItems(GROW, 450), ...randomItems(GROW, 50, tight)]); // 2600: past the initial capacity (2500)
+    await insert(store, model, [...randomItems(GROW, 450), ...randomItems(GROW, 50, tight)]); // 2600: past the initial capacity (2100): the arrays grow
     passes = vectorIndexCounters.secondPasses;
     await tightQuery("2600 rows");
     expect(vectorIndexCounters.secondPasses).toBeGreaterThan(passes);

@@ -216,6 +216,14 @@ export class WalletKeywords {
     this.deadPostings = 0;
   }
 
+  /** Drops the postings lists' spare room (a completed load: lists grew by doubling, a third empty on average). */
+  trim(): void {
+    for (let term = 0; term < this.lists.length; term++) {
+      const length = this.lengths[term]!;
+      if (this.lists[term]!.length > length) this.lists[term] = this.lists[term]!.slice(0, Math.max(2, length));
+    }
+  }
+
   /** Approximate heap bytes held (postings, slot arrays, term dictionary), for diagnostics. */
   bytes(): number {
     let bytes = this.docOfSlot.byteLength * 3 + this.slotOfDoc.byteLength;

@@ -3,6 +3,7 @@ import type { Memory } from "../../domain/memory";
 import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
 import { kernelFor, type Kernel, type ScoreFn } from "./vector-kernel";
+import { IdColumn, TimestampColumn } from "./compact-strings";
 import { keywordIndexCounters, queryTokens, WalletKeywords, type KeywordHit, type SlotFilter } from "./keyword-index";
 
 export interface Neighbour {
@@ -14,7 +15,7 @@ export interface Neighbour {
 }
 
 export interface VectorIndexOptions {
-  /** Rows kept in memory across all users; least recently searched users are dropped beyond it (default 1,000,000, ~600 MB at 100-d plus ~80 MB of keyword postings for short memories). */
+  /** Rows kept in memory across all users; least recently searched users are dropped beyond it (default 1,000,000: ~730 MB at 100-d by the cache's own accounting, ~740 MB more anonymous memory measured, README › Performance). */
   maxCachedRows?: number;
   /**
    * Users with at most this many active rows are loaded synchronously on their first search
@@ -56,6 +57,14 @@ const KERNEL_MIN_ROWS = 2048;
 const MIN_EXTRA_CANDIDATES = 64;
 /** Slack for float rounding in the quantization bound (cosine units). */
 const ROUNDING_SLACK = 1e-5;
+/**
+ * Spare slots a wallet's arrays start with, as a share of the rows expected (writes during and after
+ * its load use them before the arrays grow), and the factor they grow by. At ~600 bytes per slot
+ * (100-d), a 25% spare held ~150 MB of a 1M-row cache empty, and doubling a 100k-row wallet's arrays
+ * for one insert took ~60 MB at once.
+ */
+const SPARE_SHARE = 0.05;
+const GROWTH = 1.25;
 /** A user whose pending changes exceed this share of its rows is reloaded instead of patched. */
 const RELOAD_SHARE = 0.25;
 /** Other connections' changes read per sync at most; a longer backlog drops the cache instead. */
@@ -69,6 +78,28 @@ interface Loading {
   /** where the next chunk starts */
   after: { created_at: string; rowid: number };
   done: Promise<void>;
+}
+
+/**
+ * A cache's bytes by part. Typed arrays count their allocated length (capacity, not rows); the JS
+ * objects are estimates from measuring Bun 1.x (JSC): a string from SQLite ~32 bytes plus one per
+ * (Latin-1) character, an array slot 8, a Map entry ~48, a small Int32Array ~72 plus its data.
+ */
+export interface CacheBytes {
+  /** unit f32 vectors */
+  vectors: number;
+  /** the WebAssembly memory of the int8 copy (rows, scales, scores scratch) */
+  int8: number;
+  /** rowids, ranking and filter columns */
+  columns: number;
+  /** per-row tag id arrays */
+  tags: number;
+  /** memory ids and created_at strings */
+  strings: number;
+  /** rowid → slot */
+  slotMap: number;
+  /** the keyword inverted index (keyword-index.ts bytes()) */
+  keywords: number;
 }
 
 /** The columns the index mirrors, as read from `memories`. */
@@ -298,6 +329,16 @@ export class VectorIndex {
     return bytes;
   }
 
+  /** Approximate bytes held by the cached wallets, by part (for benchmarks and diagnostics; see CacheBytes). */
+  memory(): CacheBytes {
+    const total: CacheBytes = { vectors: 0, int8: 0, columns: 0, tags: 0, strings: 0, slotMap: 0, keywords: 0 };
+    for (const user of this.users.values()) {
+      const part = user.memory();
+      for (const key of Object.keys(total) as (keyof CacheBytes)[]) total[key] += part[key];
+    }
+    return total;
+  }
+
   /** Rows and users currently cached (for benchmarks and diagnostics). */
   cached(): { users: number; rows: number } {
     let rows = 0;
@@ -455,6 +496,7 @@ export class VectorIndex {
     vectorIndexCounters.loads++;
     const user = new UserVectors(this.dimension, rows.length);
     for (const row of rows) user.put(row);
+    user.loaded();
     this.evictFor(user.size);
     this.users.set(userId, user);
     return user;
@@ -519,6 +561,7 @@ export class VectorIndex {
     }
     this.loading.delete(userId);
     this.patch(state.user, userId, [...state.pending]);
+    state.user.loaded();
     vectorIndexCounters.loads++;
     this.evictFor(state.user.size);
     this.users.set(userId, state.user);
@@ -591,9 +634,9 @@ class UserVectors {
   /** interned strings (namespace, session, agent, type, tags) → small ints */
   private readonly dict = new Map<string, number>();
   private rowids: Float64Array;
-  /** what ranking reads (MemoryRef): memory id and created_at as stored, importance, access count (committed) */
-  private ids: string[] = [];
-  private createdAt: string[] = [];
+  /** what ranking reads (MemoryRef): memory id and created_at as stored (compact-strings.ts), importance, access count (committed) */
+  private readonly ids: IdColumn;
+  private readonly createdAt = new TimestampColumn();
   private importance: Float64Array;
   private accessCount: Float64Array;
   /** interned ids → strings (memory types) */
@@ -609,6 +652,8 @@ class UserVectors {
   private created: Float64Array;
   private expires: Float64Array;
   private tags: (Int32Array | null)[] = [];
+  /** one tag id array per distinct tags JSON: rows with the same tags share it (read-only), instead of ~80 bytes each */
+  private readonly tagSets = new Map<string, Int32Array>();
   private quantized: Quantized | null = null;
   /** slots newest first, for list pages; rebuilt on the first page after any change */
   private order: Int32Array | null = null;
@@ -632,7 +677,7 @@ class UserVectors {
     private readonly dim: number,
     expected: number,
   ) {
-    this.capacity = Math.max(16, Math.ceil(expected * 1.25));
+    this.capacity = Math.max(16, Math.ceil(expected * (1 + SPARE_SHARE)));
     this.rowids = new Float64Array(this.capacity);
     this.importance = new Float64Array(this.capacity);
     this.accessCount = new Float64Array(this.capacity);
@@ -645,7 +690,29 @@ class UserVectors {
     this.hasVector = new Uint8Array(this.capacity);
     this.created = new Float64Array(this.capacity);
     this.expires = new Float64Array(this.capacity);
+    this.ids = new IdColumn(this.capacity);
     this.keywords = new WalletKeywords(this.capacity);
+  }
+
+  /** A load is complete: the keyword lists' spare room goes (the slot arrays keep theirs, for the writes to come). */
+  loaded(): void {
+    this.keywords.trim();
+  }
+
+  memory(): CacheBytes {
+    const columns = [this.rowids, this.importance, this.accessCount, this.namespace, this.session, this.agent, this.type, this.pinned, this.hasVector, this.created, this.expires];
+    let tags = 8 * this.tags.length;
+    for (const set of this.tagSets.values()) tags += 72 + set.byteLength;
+    const strings = this.ids.bytes() + this.createdAt.bytes();
+    return {
+      vectors: this.vectors.byteLength,
+      int8: this.quantized?.bytes() ?? 0,
+      columns: columns.reduce((sum, column) => sum + column.byteLength, 0),
+      tags,
+      strings,
+      slotMap: this.slotOf.size * 48,
+      keywords: this.keywords.bytes(),
+    };
   }
 
   rowidsView(): Float64Array {
@@ -670,8 +737,8 @@ class UserVectors {
     const slot = this.slotOf.get(rowid);
     if (slot === undefined) return undefined;
     return {
-      id: this.ids[slot]!,
-      created_at: this.createdAt[slot]!,
+      id: this.ids.get(slot),
+      created_at: this.createdAt.get(slot, this.created[slot]!),
       memory_type: this.names[this.type[slot]!] as MemoryRef["memory_type"],
       pinned: this.pinned[slot] === 1,
       importance: this.importance[slot]!,
@@ -699,8 +766,7 @@ class UserVectors {
       this.slotOf.set(row.rowid, slot);
     }
     this.rowids[slot] = row.rowid;
-    this.ids[slot] = row.id;
-    this.createdAt[slot] = row.created_at;
+    this.ids.set(slot, row.id);
     this.importance[slot] = row.importance;
     this.accessCount[slot] = row.access_count;
     let norm = 0;
@@ -717,10 +783,16 @@ class UserVectors {
     this.type[slot] = this.intern(row.memory_type);
     this.pinned[slot] = row.pinned;
     this.created[slot] = Date.parse(row.created_at);
+    this.createdAt.set(slot, row.created_at, this.created[slot]!);
     this.expires[slot] = row.expires_at === null ? Infinity : Date.parse(row.expires_at);
     this.expiryFloor = Math.min(this.expiryFloor, this.expires[slot]!);
     const tags = row.tags === null ? [] : (JSON.parse(row.tags) as unknown[]);
-    this.tags[slot] = tags.length > 0 ? Int32Array.from(tags, (t) => this.intern(String(t))) : null;
+    if (tags.length === 0) this.tags[slot] = null;
+    else {
+      let set = this.tagSets.get(row.tags!);
+      if (!set) this.tagSets.set(row.tags!, (set = Int32Array.from(tags, (t) => this.intern(String(t)))));
+      this.tags[slot] = set;
+    }
     if (this.quantized) this.quantized.set(slot, this.vectors.subarray(base, base + this.dim));
     else if (this.size >= KERNEL_MIN_ROWS && this.dim > 0) this.quantize();
   }
@@ -737,8 +809,8 @@ class UserVectors {
       const moved = this.rowids[last]!;
       this.slotOf.set(moved, slot);
       this.rowids[slot] = moved;
-      this.ids[slot] = this.ids[last]!;
-      this.createdAt[slot] = this.createdAt[last]!;
+      this.ids.move(last, slot);
+      this.createdAt.move(last, slot);
       this.importance[slot] = this.importance[last]!;
       this.accessCount[slot] = this.accessCount[last]!;
       this.vectors.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
@@ -754,8 +826,8 @@ class UserVectors {
       this.quantized?.move(last, slot);
     }
     this.tags[last] = null;
-    this.ids.length = last;
-    this.createdAt.length = last;
+    this.ids.clear(last);
+    this.createdAt.clear(last);
     this.keywords.delete(slot, last);
   }
 
@@ -778,7 +850,7 @@ class UserVectors {
   }
 
   private grow(): void {
-    const capacity = this.capacity * 2;
+    const capacity = Math.max(this.capacity + 16, Math.ceil(this.capacity * GROWTH));
     const widen = <T extends Float64Array | Float32Array | Int32Array | Uint8Array>(old: T, make: (n: number) => T, per = 1): T => {
       const next = make(capacity * per);
       next.set(old);
@@ -797,6 +869,7 @@ class UserVectors {
     this.created = widen(this.created, (n) => new Float64Array(n));
     this.expires = widen(this.expires, (n) => new Float64Array(n));
     this.capacity = capacity;
+    this.ids.reserve(capacity);
     this.quantized?.reserve(capacity, this.size);
     this.keywords.reserve(capacity);
   }
@@ -1072,6 +1145,10 @@ class Quantized {
     this.capacity = capacity;
     this.rows = new Int8Array(this.memory.buffer, rowsAt, capacity * this.stride);
     this.scales = new Float32Array(this.memory.buffer, this.scalesAt, capacity);
+  }
+
+  bytes(): number {
+    return this.memory.buffer.byteLength;
   }
 
   set(slot: number, unitVector: Float32Array): void {

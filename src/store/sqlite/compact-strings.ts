@@ -1,0 +1,106 @@
+/**
+ * Per-slot string columns of the vector index's cache (vector-index.ts) kept without a JS string per
+ * row. At a million cached rows a memory id (36 characters) cost ~76 bytes as a string in an array
+ * and a created_at (24) ~64; most of them have a canonical form the cache can rebuild exactly:
+ *
+ * - ids the service makes are lower-case UUIDs: 16 bytes per slot in one Uint8Array;
+ * - created_at is written as `Date.toISOString()`: rebuilt from the instant the cache keeps anyway.
+ *
+ * A value without that form (imported data, a hand-edited row) is kept as given in a map by slot,
+ * so `get` always returns the stored text, character for character.
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/** where each UUID group's bytes end (the dashes go there) */
+const DASH_AFTER = new Set([3, 5, 7, 9]);
+
+/** Memory ids by slot: canonical lower-case UUIDs packed as 16 bytes, others as strings. */
+export class IdColumn {
+  private packed: Uint8Array;
+  private readonly others = new Map<number, string>();
+
+  constructor(capacity: number) {
+    this.packed = new Uint8Array(capacity * 16);
+  }
+
+  /** Grows to `capacity` slots, keeping the values. */
+  reserve(capacity: number): void {
+    if (capacity * 16 <= this.packed.length) return;
+    const next = new Uint8Array(capacity * 16);
+    next.set(this.packed);
+    this.packed = next;
+  }
+
+  set(slot: number, id: string): void {
+    if (!UUID.test(id)) {
+      this.others.set(slot, id);
+      return;
+    }
+    this.others.delete(slot);
+    const base = slot * 16;
+    for (let i = 0, at = 0; i < 16; i++, at += 2) {
+      if (id.charCodeAt(at) === 45) at++; // "-"
+      this.packed[base + i] = parseInt(id.slice(at, at + 2), 16);
+    }
+  }
+
+  get(slot: number): string {
+    const other = this.others.get(slot);
+    if (other !== undefined) return other;
+    const base = slot * 16;
+    let id = "";
+    for (let i = 0; i < 16; i++) {
+      id += HEX[this.packed[base + i]!]!;
+      if (DASH_AFTER.has(i)) id += "-";
+    }
+    return id;
+  }
+
+  /** Copies slot `from` to `to` (the cache fills a hole with its last row). */
+  move(from: number, to: number): void {
+    this.packed.copyWithin(to * 16, from * 16, from * 16 + 16);
+    const other = this.others.get(from);
+    if (other !== undefined) this.others.set(to, other);
+    else this.others.delete(to);
+  }
+
+  /** The slot is vacant now. */
+  clear(slot: number): void {
+    this.others.delete(slot);
+  }
+
+  /** Approximate bytes held (the packed column, plus ~80 per id kept as a string). */
+  bytes(): number {
+    return this.packed.byteLength + this.others.size * 80;
+  }
+}
+
+/** created_at texts by slot, given each slot's instant (Date.parse of the text): only non-canonical texts are kept. */
+export class TimestampColumn {
+  private readonly others = new Map<number, string>();
+
+  set(slot: number, text: string, ms: number): void {
+    if (Number.isFinite(ms) && new Date(ms).toISOString() === text) this.others.delete(slot);
+    else this.others.set(slot, text);
+  }
+
+  get(slot: number, ms: number): string {
+    return this.others.get(slot) ?? new Date(ms).toISOString();
+  }
+
+  move(from: number, to: number): void {
+    const other = this.others.get(from);
+    if (other !== undefined) this.others.set(to, other);
+    else this.others.delete(to);
+  }
+
+  clear(slot: number): void {
+    this.others.delete(slot);
+  }
+
+  /** Approximate bytes held (~70 per text kept). */
+  bytes(): number {
+    return this.others.size * 70;
+  }
+}
