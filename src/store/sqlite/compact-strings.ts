@@ -12,8 +12,6 @@
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-/** where each UUID group's bytes end (the dashes go there) */
-const DASH_AFTER = new Set([3, 5, 7, 9]);
 
 /** Memory ids by slot: canonical lower-case UUIDs packed as 16 bytes, others as strings. */
 export class IdColumn {
@@ -48,13 +46,11 @@ export class IdColumn {
   get(slot: number): string {
     const other = this.others.get(slot);
     if (other !== undefined) return other;
-    const base = slot * 16;
-    let id = "";
-    for (let i = 0; i < 16; i++) {
-      id += HEX[this.packed[base + i]!]!;
-      if (DASH_AFTER.has(i)) id += "-";
-    }
-    return id;
+    // spelled out: ranking rebuilds an id for each of up to 800 candidates per recall
+    const p = this.packed;
+    const b = slot * 16;
+    const h = (i: number) => HEX[p[b + i]!]!;
+    return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
   }
 
   /** Copies slot `from` to `to` (the cache fills a hole with its last row). */
