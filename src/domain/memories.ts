@@ -116,7 +116,7 @@ export class Memories {
     const { namespace } = candidate.memory;
     const exact = await this.store.findByContentHash(userId, namespace, candidate.content_hash, now);
     if (exact && isExactDuplicate(exact.content, candidate.memory.content)) return exact;
-    const nearest = await this.store.nearest(userId, candidate.embedding, { namespace }, DEDUP_NEIGHBOURS, now);
+    const nearest = await this.store.nearest(userId, candidate.embedding, { namespace }, DEDUP_NEIGHBOURS, now, this.dedupThreshold);
     const close = nearest.filter((n) => n.similarity >= this.dedupThreshold);
     if (close.length === 0) return null;
     const records = await this.store.getMemories(userId, close.map((n) => n.memory.id), now);

@@ -472,6 +472,40 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
     await checkZeroTies("user-zero-small", 200);
   });
 
+  test("with a minimum similarity, the hits at or above it are those of the full search: same rows, order and cosines", async () => {
+    // 150 copies of one embedding (exact ties, broken by rowid), and rows close to it
+    const base = unitVector();
+    for (const userId of ["user-min-small", "user-min-big"]) {
+      const copies = randomItems(userId, 150, () => base.slice());
+      const close = randomItems(userId, 200, () => around(base, 0.05));
+      await insert(store, model, [...randomItems(userId, userId.endsWith("big") ? KERNEL_MIN_ROWS : 300), ...copies, ...close]);
+    }
+    let pruned = 0;
+    let within = 0;
+    for (const userId of [SMALL, BIG, "user-min-small", "user-min-big"]) {
+      for (let i = 0; i < 40; i++) {
+        const live = liveRows(model, userId);
+        const roll = rng();
+        // a stored row's vector, nudged: a few rows are close to it, as for a new memory's near-duplicates
+        const query = roll < 0.5 ? around(pick(live).vector, 0.02) : roll < 0.7 ? around(base, 0.01) : roll < 0.8 ? around(TIGHT, 0.02) : queryVector(model, userId);
+        const filter = rng() < 0.5 ? {} : randomFilter();
+        const k = pick([1, 5, 10, 100]);
+        const min = pick([0.95, 0.99, 0.9, 0.5, 0, -1]);
+        const above = (hits: { memory: { id: string }; similarity: number }[]) => hits.filter((h) => h.similarity >= min).map((h) => [h.memory.id, h.similarity]);
+        const full = await store.nearest(userId, query, filter, k, NOW);
+        const counted = vectorIndexCounters.withinMinimum;
+        const got = await store.nearest(userId, query, filter, k, NOW, min);
+        within += vectorIndexCounters.withinMinimum - counted;
+        const label = describeCase(userId, filter, k, NOW, `min ${min} #${i}`);
+        expect({ label, hits: above(got) }).toEqual({ label, hits: above(full) });
+        if (got.length < full.length) pruned++;
+      }
+    }
+    expect(pruned).toBeGreaterThan(20); // rows below the minimum were left out…
+    expect(within).toBeGreaterThan(40); // …by the pruned search
+    expect(within).toBeLessThan(160); // and too many rows near a low minimum sent the others to the top-k search
+  });
+
   test("updates: namespace moves, pin flips, tag/type/scope/expiry changes, new embeddings (patched in place)", async () => {
     for (const userId of [SMALL, BIG]) await checkCase(store, model, { userId, filter: {}, k: 10, now: NOW }); // both loaded
     const loads = vectorIndexCounters.loads;

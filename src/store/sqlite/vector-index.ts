@@ -30,6 +30,8 @@ export interface VectorIndexOptions {
 export const vectorIndexCounters = {
   /** searches answered from the cache */
   searches: 0,
+  /** searches with a minimum similarity answered by rescoring only the rows that may reach it */
+  withinMinimum: 0,
   /** searches that needed the second (bound) pass */
   secondPasses: 0,
   /** searches answered by the SQL scan (inside a transaction, include_deleted, unparsable dates) */
@@ -178,8 +180,11 @@ export class VectorIndex {
     }
   }
 
-  /** The k nearest active rows of the user under the filter, nearest first (ties by rowid). */
-  nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Neighbour[] {
+  /**
+   * The k nearest active rows of the user under the filter, nearest first (ties by rowid). With
+   * `min`, rows whose cosine is below it may be left out (see MemoryStore.nearest).
+   */
+  nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] {
     if (k <= 0 || this.dimension === 0 || vector.length !== this.dimension) return [];
     // Inside a write transaction the cache may not reflect what this connection sees; deleted rows are not cached.
     if (this.db.inTransaction || filter.include_deleted || !cacheable(filter)) {
@@ -198,7 +203,7 @@ export class VectorIndex {
       return this.nearestExact(userId, vector, filter, k, now);
     }
     vectorIndexCounters.searches++;
-    const found = user.nearest(vector, filter, k, now);
+    const found = user.nearest(vector, filter, k, now, min);
     for (const neighbour of found) neighbour.ref = user.refOf(neighbour.rowid);
     return found;
   }
@@ -876,7 +881,7 @@ class UserVectors {
     return dot;
   }
 
-  nearest(vector: Float32Array, filter: MemoryFilter, k: number, now: number): Neighbour[] {
+  nearest(vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] {
     const accept = this.accepting(filter, now, true);
     if (!accept || this.size === 0) return [];
     const query = unit(vector);
@@ -897,8 +902,10 @@ class UserVectors {
       approx = new Float32Array(n);
       for (let slot = 0; slot < n; slot++) approx[slot] = this.exact(query, slot);
     }
-    // Pass 1: the best `want` accepted rows by first-pass score (a min-heap).
     const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
+    const close = min > -Infinity ? this.within(query, approx, accept, min, unitScale, bound, want) : null;
+    if (close) return close.slice(0, k);
+    // Pass 1: the best `want` accepted rows by first-pass score (a min-heap).
     const heap = new Int32Array(want);
     const heapScore = new Float64Array(want);
     let size = 0;
@@ -926,6 +933,35 @@ class UserVectors {
     for (let slot = 0; slot < n; slot++) if (approx[slot]! >= floor && accept(slot)) slots.push(slot);
     found = this.rescore(query, slots);
     return found.slice(0, k);
+  }
+
+  /**
+   * Every accepted row whose exact cosine may reach `min` (its first-pass score is within the bound
+   * of it), rescored, nearest first; null when more than `limit` rows may (a low minimum: the top-k
+   * passes above are cheaper then). Dedup asks for neighbours at cosine ≥ 0.95, which few rows
+   * reach: this skips the heap and the rescoring of `want` candidates that the top-k search needs.
+   *
+   * The rows left out all score below min − ROUNDING_SLACK exactly, and every row kept is ranked
+   * above them, so each row at or above min has the same rank here as in the full top k.
+   */
+  private within(
+    query: Float64Array,
+    approx: Float32Array,
+    accept: (slot: number) => boolean,
+    min: number,
+    unitScale: number,
+    bound: number,
+    limit: number,
+  ): Neighbour[] | null {
+    const floor = (min - bound - ROUNDING_SLACK) * unitScale;
+    const slots: number[] = [];
+    for (let slot = 0; slot < approx.length; slot++) {
+      if (approx[slot]! < floor || !accept(slot)) continue;
+      if (slots.length === limit) return null;
+      slots.push(slot);
+    }
+    vectorIndexCounters.withinMinimum++;
+    return this.rescore(query, slots);
   }
 
   /** A zero query is equally far from everything: the k accepted rows with the lowest rowids. */
