@@ -1,4 +1,4 @@
-import type { MemoryFilter, MemoryStore, Page } from "./store-port";
+import type { MemoryFilter, MemoryStore, Page, VectorHit } from "./store-port";
 import { historyEntry, type HistoryEntry } from "./history";
 import { checkExpiry, checkMetadata, foldTags, newMemory, PatchFields, StoreFields, type Memory } from "./memory";
 import { isRefined, refinedList, type Refinement } from "./list-query";
@@ -71,14 +71,15 @@ export class Memories {
     const merged = new Map<string, Memory>();
     /** existing memories a candidate duplicates (kept as they are when not merging) */
     const known = new Map<string, Memory>();
-    for (const candidate of candidates) {
+    const stored = await this.storedDuplicates(userId, candidates, now);
+    for (const [i, candidate] of candidates.entries()) {
       const twin = fresh.find((f) => isDuplicate(f, candidate, this.dedupThreshold));
       if (twin) {
         if (mergeDuplicates) twin.memory = merge(twin.memory, candidate.memory, twin.memory.updated_at);
         ids.push(twin.memory.id);
         continue;
       }
-      const existing = merged.get(candidate.memory.id) ?? (await this.findDuplicate(userId, candidate, now));
+      const existing = merged.get(candidate.memory.id) ?? stored[i];
       if (existing) {
         known.set(existing.id, existing);
         if (mergeDuplicates) merged.set(existing.id, merge(merged.get(existing.id) ?? existing, candidate.memory, iso(now)));
@@ -112,16 +113,37 @@ export class Memories {
     return { memory, embedding, content_hash: contentHash(item.content) };
   }
 
-  private async findDuplicate(userId: string, candidate: Candidate, now: number): Promise<Memory | null> {
-    const { namespace } = candidate.memory;
-    const exact = await this.store.findByContentHash(userId, namespace, candidate.content_hash, now);
-    if (exact && isExactDuplicate(exact.content, candidate.memory.content)) return exact;
-    const nearest = await this.store.nearest(userId, candidate.embedding, { namespace }, DEDUP_NEIGHBOURS, now, this.dedupThreshold);
-    const close = nearest.filter((n) => n.similarity >= this.dedupThreshold);
-    if (close.length === 0) return null;
-    const records = await this.store.getMemories(userId, close.map((n) => n.memory.id), now);
-    const similarity = new Map(close.map((n) => [n.memory.id, n.similarity]));
-    return records.find((m) => isNearDuplicate(m.content, candidate.memory.content, similarity.get(m.id)!, this.dedupThreshold)) ?? null;
+  /**
+   * For each candidate, the stored memory it duplicates, or null: the first exact duplicate by
+   * content hash, else the nearest of its close neighbours (cosine ≥ threshold, nearest first)
+   * that is a near duplicate. Looked up for the whole batch before any of it is written (the
+   * wallet does not change meanwhile), so the close neighbours of every item are read in one call.
+   */
+  private async storedDuplicates(userId: string, candidates: Candidate[], now: number): Promise<(Memory | null)[]> {
+    const found: (Memory | null)[] = candidates.map(() => null);
+    const close: VectorHit[][] = candidates.map(() => []);
+    for (const [i, candidate] of candidates.entries()) {
+      const { namespace } = candidate.memory;
+      const exact = await this.store.findByContentHash(userId, namespace, candidate.content_hash, now);
+      if (exact && isExactDuplicate(exact.content, candidate.memory.content)) {
+        found[i] = exact;
+        continue;
+      }
+      const nearest = await this.store.nearest(userId, candidate.embedding, { namespace }, DEDUP_NEIGHBOURS, now, this.dedupThreshold);
+      close[i] = nearest.filter((n) => n.similarity >= this.dedupThreshold);
+    }
+    const ids = [...new Set(close.flatMap((hits) => hits.map((n) => n.memory.id)))];
+    const records = new Map((await this.store.getMemories(userId, ids, now)).map((m) => [m.id, m]));
+    for (const [i, candidate] of candidates.entries()) {
+      for (const { memory, similarity } of close[i]!) {
+        const record = records.get(memory.id);
+        if (record && isNearDuplicate(record.content, candidate.memory.content, similarity, this.dedupThreshold)) {
+          found[i] = record;
+          break;
+        }
+      }
+    }
+    return found;
   }
 
   /** An active memory of this user, or 404: another user's memory is indistinguishable from a missing one. */
