@@ -107,9 +107,20 @@ export function factSignature(text: string): FactSignature {
   if (hit) return hit;
   const tokens = englishTokens(text);
   const signature = tokens.flatMap((t, i) => key(t, tokens[i + 1]) ?? []);
+  rememberFactSignature(text, signature);
+  return signature;
+}
+
+/** Is the text's signature at hand (no tokenizing needed)? */
+export function knowsFactSignature(text: string): boolean {
+  return cache.has(text);
+}
+
+/** Keeps a signature read elsewhere (a FactReader: the embedding worker), as factSignature would have. */
+export function rememberFactSignature(text: string, signature: FactSignature): void {
+  if (cache.has(text)) return;
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(text, signature);
-  return signature;
 }
 
 /** Smallest phrase that may move as a whole; a single word moving is what swaps roles ("tabs over spaces" / "spaces over tabs"). */

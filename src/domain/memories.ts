@@ -4,8 +4,9 @@ import { checkExpiry, checkMetadata, foldTags, newMemory, PatchFields, StoreFiel
 import { isRefined, refinedList, type Refinement } from "./list-query";
 import { immutableConflict, invalid, notFound } from "./errors";
 import { DEDUP_NEIGHBOURS, isDuplicate, isExactDuplicate, isNearDuplicate, merge, type Candidate } from "./dedup";
-import { contentHash } from "./text";
-import type { Clock, TextEmbedder } from "./ports";
+import { contentHash, cosine } from "./text";
+import { knowsFactSignature, rememberFactSignature } from "./fact-signature";
+import type { Clock, FactReader, TextEmbedder } from "./ports";
 
 export interface StoreOutcome {
   /** one per input item: the new id, or the id it was deduplicated into */
@@ -34,6 +35,8 @@ export class Memories {
     private readonly embedder: TextEmbedder,
     private readonly clock: Clock,
     private readonly dedupThreshold: number,
+    /** reads the fact signatures dedup compares off the main thread, when given (see readFacts) */
+    private readonly facts?: FactReader,
   ) {}
 
   /**
@@ -97,6 +100,38 @@ export class Memories {
     return { ids, fresh_ids: freshIds, stored: fresh.length, deduplicated: candidates.length - fresh.length, tokens_used: tokens.reduce((a, b) => a + b, 0), memories };
   }
 
+  /**
+   * Has the FactReader read, in one round trip, the fact signatures the dedup checks of this batch
+   * may compare: every item with a close stored neighbour and those neighbours, and every item close
+   * to another of the batch (same namespace, cosine ≥ threshold). The checks then find them at hand;
+   * any they miss (no reader, a failed read) they read themselves, with the same result.
+   */
+  private async readFacts(candidates: Candidate[], close: VectorHit[][], records: Map<string, Memory>): Promise<void> {
+    if (!this.facts) return;
+    const texts = new Set<string>();
+    for (const [i, candidate] of candidates.entries()) {
+      if (close[i]!.length > 0) texts.add(candidate.memory.content);
+      for (const { memory } of close[i]!) {
+        const record = records.get(memory.id);
+        if (record) texts.add(record.content);
+      }
+    }
+    for (const [i, a] of candidates.entries()) {
+      for (const b of candidates.slice(i + 1)) {
+        if (a.memory.namespace !== b.memory.namespace || cosine(a.embedding, b.embedding) < this.dedupThreshold) continue;
+        texts.add(a.memory.content).add(b.memory.content);
+      }
+    }
+    const unread = [...texts].filter((text) => !knowsFactSignature(text));
+    if (unread.length === 0) return;
+    try {
+      const signatures = await this.facts.factSignatures(unread);
+      unread.forEach((text, i) => rememberFactSignature(text, signatures[i]!));
+    } catch {
+      // the checks read them here instead
+    }
+  }
+
   /** The item with `tags` folded into its metadata, checked. */
   private checkStoreFields({ tags, ...item }: StoreFields, now: number, prefix: string): StoreFields {
     const metadata = foldTags(tags, item.metadata, {}, prefix);
@@ -134,6 +169,7 @@ export class Memories {
     }
     const ids = [...new Set(close.flatMap((hits) => hits.map((n) => n.memory.id)))];
     const records = new Map((await this.store.getMemories(userId, ids, now)).map((m) => [m.id, m]));
+    await this.readFacts(candidates, close, records);
     for (const [i, candidate] of candidates.entries()) {
       for (const { memory, similarity } of close[i]!) {
         const record = records.get(memory.id);
