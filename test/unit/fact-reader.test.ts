@@ -11,6 +11,7 @@ import { Memories } from "../../src/domain/memories";
 import type { FactReader } from "../../src/domain/ports";
 import type { Embedder } from "../../src/embed/embedder";
 import { embedder } from "../helpers/harness";
+import { knowsFactSignature, rememberFactSignature } from "../../src/domain/fact-signature";
 
 let dir: string;
 let store: SqliteStore;
@@ -72,5 +73,18 @@ describe("fact signatures read by a FactReader", () => {
     expect(batchAsks[0]).toEqual(expect.arrayContaining([withWorker.batch[0], withWorker.batch[1], withWorker.batch[4], withWorker.batch[5]]));
     expect(asked.flat()).toContain("Alice prefers spaces over tabs");
     expect(new Set(asked.flat()).size).toBe(asked.flat().length); // nothing read twice
+  });
+});
+
+describe("the signature cache", () => {
+  test("keeps what is used: signatures read ahead for a batch outlast the new ones kept meanwhile", () => {
+    rememberFactSignature("cache test: used", ["used"]);
+    rememberFactSignature("cache test: unused", ["unused"]);
+    for (let i = 0; i < 10_000; i++) {
+      if (i % 1000 === 0) expect(knowsFactSignature("cache test: used")).toBe(true);
+      rememberFactSignature(`cache test: filler ${i}`, []);
+    }
+    expect(knowsFactSignature("cache test: used")).toBe(true);
+    expect(knowsFactSignature("cache test: unused")).toBe(false);
   });
 });
