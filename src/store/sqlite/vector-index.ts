@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Memory } from "../../domain/memory";
 import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
-import { kernelFor, type Kernel, type ScoreFn } from "./vector-kernel";
+import { kernelFor, type GatherFn, type Kernel, type ScoreFn } from "./vector-kernel";
 import { keywordIndexCounters, queryTokens, WalletKeywords, type KeywordHit } from "./keyword-index";
 
 export interface Neighbour {
@@ -32,6 +32,8 @@ export const vectorIndexCounters = {
   searches: 0,
   /** searches with a minimum similarity answered by rescoring only the rows that may reach it */
   withinMinimum: 0,
+  /** of those, searches that scored only the rows of the filter's namespace */
+  namespaceScans: 0,
   /** searches that needed the second (bound) pass */
   secondPasses: 0,
   /** searches answered by the SQL scan (inside a transaction, include_deleted, unparsable dates) */
@@ -887,6 +889,14 @@ class UserVectors {
     const query = unit(vector);
     const n = this.size;
     if (query.every((x) => x === 0)) return this.anyK(accept, k);
+    const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
+    const subset = min > -Infinity && this.quantized ? this.namespaceSlots(filter) : null;
+    if (subset) {
+      vectorIndexCounters.namespaceScans++;
+      const scan = this.quantized!.scanSlots(query, subset);
+      const close = this.within(query, scan.scores, accept, min, scan.unitScale, scan.bound, want, subset);
+      if (close) return close.slice(0, k);
+    }
     // First-pass scores (approximate when quantized) and their worst-case error, in cosine units.
     let approx: Float32Array;
     let unitScale = 1;
@@ -902,8 +912,7 @@ class UserVectors {
       approx = new Float32Array(n);
       for (let slot = 0; slot < n; slot++) approx[slot] = this.exact(query, slot);
     }
-    const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
-    const close = min > -Infinity ? this.within(query, approx, accept, min, unitScale, bound, want) : null;
+    const close = min > -Infinity && !subset ? this.within(query, approx, accept, min, unitScale, bound, want) : null;
     if (close) return close.slice(0, k);
     // Pass 1: the best `want` accepted rows by first-pass score (a min-heap).
     const heap = new Int32Array(want);
@@ -952,17 +961,43 @@ class UserVectors {
     unitScale: number,
     bound: number,
     limit: number,
+    /** the slot of each score when only some rows were scored (namespaceSlots) */
+    scored?: Int32Array,
   ): Neighbour[] | null {
     const floor = (min - bound - ROUNDING_SLACK) * unitScale;
     const slots: number[] = [];
-    for (let slot = 0; slot < approx.length; slot++) {
-      if (approx[slot]! < floor || !accept(slot)) continue;
+    for (let i = 0; i < approx.length; i++) {
+      const slot = scored ? scored[i]! : i;
+      if (approx[i]! < floor || !accept(slot)) continue;
       if (slots.length === limit) return null;
       slots.push(slot);
     }
     vectorIndexCounters.withinMinimum++;
     return this.rescore(query, slots);
   }
+
+  /**
+   * The slots of the filter's namespace, when it holds at most half the rows: a search with a
+   * minimum then scores only those (the rows of other namespaces can never be accepted). Listed
+   * once per version of the rows and namespace (a pass over the namespace column).
+   */
+  private namespaceSlots(filter: MemoryFilter): Int32Array | null {
+    if (filter.namespace === undefined) return null;
+    const id = this.dict.get(filter.namespace.toWellFormed());
+    if (id === undefined) return null;
+    if (this.spaces.version !== this.version) this.spaces = { version: this.version, slots: new Map() };
+    let slots = this.spaces.slots.get(id);
+    if (slots === undefined) {
+      const list: number[] = [];
+      for (let slot = 0; slot < this.size; slot++) if (this.namespace[slot] === id) list.push(slot);
+      slots = list.length <= this.size / 2 ? Int32Array.from(list) : null;
+      this.spaces.slots.set(id, slots);
+    }
+    return slots;
+  }
+
+  /** namespaceSlots' lists (null: too many rows to be worth it), valid for one version of the rows */
+  private spaces: { version: number; slots: Map<number, Int32Array | null> } = { version: -1, slots: new Map() };
 
   /** A zero query is equally far from everything: the k accepted rows with the lowest rowids. */
   private anyK(accept: (slot: number) => boolean, k: number): Neighbour[] {
@@ -1017,12 +1052,13 @@ function siftDown(heap: Int32Array, score: Float64Array, size: number, slot: num
 
 /**
  * The int8 copy of a user's unit vectors in a WebAssembly memory the kernel scans:
- * [query int16 × stride][scales f32 × capacity][scores f32 × capacity][rows int8 × stride × capacity].
+ * [query int16 × stride][scales f32 × capacity][scores f32 × capacity][slots i32 × capacity][rows int8 × stride × capacity].
  * Row i is round(v_i · 127 / max|v_i|), and its scale max|v_i| / 127 maps integer dots back.
  */
 class Quantized {
   private readonly memory: WebAssembly.Memory;
   private readonly score: ScoreFn;
+  private readonly gather: GatherFn;
   private readonly stride: number;
   private readonly queryMax: number;
   private readonly queryBytes: number;
@@ -1043,7 +1079,7 @@ class Quantized {
     // keep Σ |row · query| inside int32: stride · 127 · queryMax < 2^31
     this.queryMax = Math.min(32767, Math.floor((2 ** 31 - 1) / (this.stride * 127)));
     this.memory = new WebAssembly.Memory({ initial: 1 });
-    this.score = kernel.bind(this.memory);
+    ({ scores: this.score, gather: this.gather } = kernel.bind(this.memory));
     this.reserve(capacity, 0);
   }
 
@@ -1055,14 +1091,18 @@ class Quantized {
     return this.queryBytes + 4 * this.capacity;
   }
 
+  private get slotsAt(): number {
+    return this.queryBytes + 8 * this.capacity;
+  }
+
   /** Grows to `capacity` rows, keeping the first `size`. */
   reserve(capacity: number, size: number): void {
     if (capacity <= this.capacity) return;
-    const rowsAt = this.queryBytes + 8 * capacity;
+    const rowsAt = this.queryBytes + 12 * capacity;
     const bytes = rowsAt + capacity * this.stride;
     const pages = Math.ceil(bytes / 65536) - this.memory.buffer.byteLength / 65536;
     if (pages > 0) this.memory.grow(pages);
-    // rows move up (the scores area in between is scratch); scales stay where they are
+    // rows move up (the scores and slots areas in between are scratch); scales stay where they are
     new Uint8Array(this.memory.buffer).copyWithin(rowsAt, this.rowsAt, this.rowsAt + size * this.stride);
     this.rowsAt = rowsAt;
     this.capacity = capacity;
@@ -1092,6 +1132,21 @@ class Quantized {
    * within ± bound.
    */
   scan(query: Float64Array, n: number): { scores: Float32Array; unitScale: number; bound: number } {
+    const { unitScale, bound } = this.setQuery(query);
+    this.score(0, this.rowsAt, n, this.scalesAt, this.scoresAt);
+    return { scores: new Float32Array(this.memory.buffer, this.scoresAt, n), unitScale, bound };
+  }
+
+  /** As scan, for the listed rows only: scores[i] is row slots[i]'s. */
+  scanSlots(query: Float64Array, slots: Int32Array): { scores: Float32Array; unitScale: number; bound: number } {
+    const { unitScale, bound } = this.setQuery(query);
+    new Int32Array(this.memory.buffer, this.slotsAt, slots.length).set(slots);
+    this.gather(0, this.rowsAt, this.slotsAt, slots.length, this.scalesAt, this.scoresAt);
+    return { scores: new Float32Array(this.memory.buffer, this.scoresAt, slots.length), unitScale, bound };
+  }
+
+  /** Writes the quantized query; its scale, and the error bound of every row's score in cosine units. */
+  private setQuery(query: Float64Array): { unitScale: number; bound: number } {
     let max = 0;
     let l1 = 0;
     for (let i = 0; i < this.dim; i++) {
@@ -1101,10 +1156,9 @@ class Quantized {
     const unitScale = max > 0 ? this.queryMax / max : 1;
     const q = new Int16Array(this.memory.buffer, 0, this.stride);
     for (let i = 0; i < this.dim; i++) q[i] = Math.round(query[i]! * unitScale);
-    this.score(0, this.rowsAt, n, this.scalesAt, this.scoresAt);
     // |cos - approx| ≤ Σ|q|·|v - v̂| + Σ|q - q̂|·|v̂| ≤ l1·maxScale/2 + ‖v̂‖₁/(2·unitScale), ‖v̂‖₁ ≤ √dim + dim·maxScale/2
     const rowL1 = Math.sqrt(this.dim) + (this.dim * this.maxScale) / 2;
     const bound = (l1 * this.maxScale) / 2 + rowL1 / (2 * unitScale) + ROUNDING_SLACK;
-    return { scores: new Float32Array(this.memory.buffer, this.scoresAt, n), unitScale, bound };
+    return { unitScale, bound };
   }
 }
