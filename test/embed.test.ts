@@ -6,6 +6,7 @@ import { pipeline, env } from "@huggingface/transformers";
 import { startEmbedder, WorkerEmbedder, MAX_BATCH_TEXTS } from "../src/embed/embedder.ts";
 import { buildGloveModel, gloveModelDir, GLOVE_MODEL_ID } from "../src/embed/glove-model.ts";
 import { lengthGroups } from "../src/embed/length-groups.ts";
+import { factSignature } from "../src/domain/fact-signature.ts";
 
 /** Shared with the server and the build script, so the ~5 s build happens once per checkout. */
 const CACHE_DIR = resolve(import.meta.dir, "../.cache/models");
@@ -101,6 +102,15 @@ describe("glove-sif-100d embedder", () => {
     expect(batches).toBeLessThan(texts.length);
     expect(batches).toBeLessThanOrEqual(2); // the first goes at once, the other 49 wait and go together
     results.forEach((r, i) => expect(maxDiff(r.vectors[0]!, alone[i]!)).toBeLessThan(1e-6));
+  });
+
+  test("fact signatures read in the worker are those read here, in order, alongside concurrent embeddings", async () => {
+    const texts = ["User doesn't use Vim", "The user does not use vim.", "Postgres 15 runs the API", "User has two cats", "User had 2 cats", "", "???", "C++ over C#"];
+    const [signatures, embedded] = await Promise.all([embedder.factSignatures(texts), embedder.embed(texts), embedder.factSignatures([])]);
+    expect(signatures).toEqual(texts.map((t) => [...factSignature(t)]));
+    expect(signatures[0]).toEqual(signatures[1]!);
+    expect(embedded.vectors).toHaveLength(texts.length);
+    expect(await embedder.factSignatures([])).toEqual([]);
   });
 
   test("a request larger than one batch is split and reassembled in order", async () => {

@@ -122,6 +122,8 @@ async function authHeader(): Promise<[string, string]> {
   return ["x-wallet-auth", await walletHeader()];
 }
 
+/** wrk threads of a measured run (the warm-up uses one) */
+const WRK_THREADS = 2;
 const qrng = prng(7);
 const queries = Array.from({ length: 200 }, () => syntheticQuery(qrng));
 const luaDir = mkdtempSync(join(tmpdir(), "engram-wrk-"));
@@ -142,8 +144,12 @@ init = function(args)
   ${reqs}
   }
 end
-local i = 0
-request = function() i = i + 1; return reqs[(i % #reqs) + 1] end
+-- each wrk thread runs its own copy of this script: thread t sends requests t, t + T, t + 2T… (T threads),
+-- so together they go through the list once before repeating (each starting at 0 sent every batch body twice)
+local threads = 0
+setup = function(thread) thread:set("offset", threads); threads = threads + 1 end
+local i = -1
+request = function() i = i + 1; return reqs[((i * ${WRK_THREADS} + offset) % #reqs) + 1] end
 done = function(summary, latency, requests)
   io.write(string.format("JSON{\\"requests\\":%d,\\"seconds\\":%f,\\"p50\\":%f,\\"p99\\":%f,\\"non2xx\\":%d,\\"errors\\":%d}\\n",
     summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
@@ -221,7 +227,7 @@ try {
     // (none for batch stores: a warm-up would spend bodies that then come back as cheap duplicates)
     if (key !== "batch") Bun.spawnSync(["wrk", "-t1", "-c8", `-d${Math.max(1, Math.ceil(size / 30_000))}s`, "-s", file, base]);
     const cpuBefore = serviceCpuSeconds();
-    const out = Bun.spawnSync(["wrk", "-t2", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, base]);
+    const out = Bun.spawnSync(["wrk", `-t${WRK_THREADS}`, `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, base]);
     const cpuUsed = serviceCpuSeconds() - cpuBefore;
     const text = out.stdout.toString();
     const json = text.match(/JSON(\{.*\})/)?.[1];

@@ -191,9 +191,9 @@ export class StagingStore implements MemoryStore {
     return this.inner.countText(userId, terms, filter, now);
   }
 
-  async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]> {
+  async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number, minSimilarity?: number): Promise<VectorHit[]> {
     const set = this.staged();
-    const hits = await this.inner.nearest(userId, vector, filter, k, now);
+    const hits = await this.inner.nearest(userId, vector, filter, k, now, minSimilarity);
     return set ? set.overlay(hits, (h) => h.memory, now) : hits;
   }
 

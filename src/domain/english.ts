@@ -59,8 +59,18 @@ export function englishTokens(text: string): WordToken[] {
   const out = <T>(f: unknown) => tokens.out(f as ItsFunction<T>) as T[];
   const normal = out<string>(its.normal);
   const lemma = out<string>(its.lemma);
-  const stem = out<string>(its.stem);
   const pos = out<PartOfSpeech>(its.pos);
   const type = out<string>(its.type);
-  return normal.map((n, i) => ({ normal: n, lemma: lemma[i]!, stem: stem[i]!, pos: pos[i]!, type: type[i]! }));
+  // The stem is read for a few tokens only (fact-signature.ts: plural nouns the model left
+  // unlemmatised), and Porter2 on every token was a tenth of a store's signature time: on demand.
+  const stemAt = (i: number) => tokens.itemAt(i).out(its.stem as ItsFunction<string>) as string;
+  return normal.map((n, i) => ({
+    normal: n,
+    lemma: lemma[i]!,
+    pos: pos[i]!,
+    type: type[i]!,
+    get stem() {
+      return stemAt(i);
+    },
+  }));
 }

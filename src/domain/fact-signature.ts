@@ -98,18 +98,42 @@ function key(t: WordToken, next: WordToken | undefined): string | null {
   }
 }
 
-/** Recently read texts: a batch compares each item with every other, and a store re-reads its neighbours. */
+/**
+ * Recently used texts, least recently used first: a batch compares each item with every other, and
+ * a store re-reads its neighbours. Least recently *used*, not first read: the signatures a batch's
+ * checks will compare, read ahead (Memories.readFacts), must outlast the new ones kept meanwhile.
+ */
 const CACHE_SIZE = 4096;
 const cache = new Map<string, FactSignature>();
 
-export function factSignature(text: string): FactSignature {
+function cached(text: string): FactSignature | undefined {
   const hit = cache.get(text);
+  if (hit) {
+    cache.delete(text);
+    cache.set(text, hit);
+  }
+  return hit;
+}
+
+export function factSignature(text: string): FactSignature {
+  const hit = cached(text);
   if (hit) return hit;
   const tokens = englishTokens(text);
   const signature = tokens.flatMap((t, i) => key(t, tokens[i + 1]) ?? []);
+  rememberFactSignature(text, signature);
+  return signature;
+}
+
+/** Is the text's signature at hand (no tokenizing needed)? */
+export function knowsFactSignature(text: string): boolean {
+  return cached(text) !== undefined;
+}
+
+/** Keeps a signature read elsewhere (a FactReader: the embedding worker), as factSignature would have. */
+export function rememberFactSignature(text: string, signature: FactSignature): void {
+  if (cache.has(text)) return;
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(text, signature);
-  return signature;
 }
 
 /** Smallest phrase that may move as a whole; a single word moving is what swaps roles ("tabs over spaces" / "spaces over tabs"). */

@@ -1,11 +1,12 @@
-import type { MemoryFilter, MemoryStore, Page } from "./store-port";
+import type { MemoryFilter, MemoryStore, Page, VectorHit } from "./store-port";
 import { historyEntry, type HistoryEntry } from "./history";
 import { checkExpiry, checkMetadata, foldTags, newMemory, PatchFields, StoreFields, type Memory } from "./memory";
 import { isRefined, refinedList, type Refinement } from "./list-query";
 import { immutableConflict, invalid, notFound } from "./errors";
 import { DEDUP_NEIGHBOURS, isDuplicate, isExactDuplicate, isNearDuplicate, merge, type Candidate } from "./dedup";
-import { contentHash } from "./text";
-import type { Clock, TextEmbedder } from "./ports";
+import { contentHash, cosine } from "./text";
+import { knowsFactSignature, rememberFactSignature } from "./fact-signature";
+import type { Clock, FactReader, TextEmbedder } from "./ports";
 
 export interface StoreOutcome {
   /** one per input item: the new id, or the id it was deduplicated into */
@@ -34,6 +35,8 @@ export class Memories {
     private readonly embedder: TextEmbedder,
     private readonly clock: Clock,
     private readonly dedupThreshold: number,
+    /** reads the fact signatures dedup compares off the main thread, when given (see readFacts) */
+    private readonly facts?: FactReader,
   ) {}
 
   /**
@@ -71,14 +74,15 @@ export class Memories {
     const merged = new Map<string, Memory>();
     /** existing memories a candidate duplicates (kept as they are when not merging) */
     const known = new Map<string, Memory>();
-    for (const candidate of candidates) {
+    const stored = await this.storedDuplicates(userId, candidates, now);
+    for (const [i, candidate] of candidates.entries()) {
       const twin = fresh.find((f) => isDuplicate(f, candidate, this.dedupThreshold));
       if (twin) {
         if (mergeDuplicates) twin.memory = merge(twin.memory, candidate.memory, twin.memory.updated_at);
         ids.push(twin.memory.id);
         continue;
       }
-      const existing = merged.get(candidate.memory.id) ?? (await this.findDuplicate(userId, candidate, now));
+      const existing = merged.get(candidate.memory.id) ?? stored[i];
       if (existing) {
         known.set(existing.id, existing);
         if (mergeDuplicates) merged.set(existing.id, merge(merged.get(existing.id) ?? existing, candidate.memory, iso(now)));
@@ -94,6 +98,38 @@ export class Memories {
     const records = new Map<string, Memory>([...known, ...merged, ...fresh.map((f): [string, Memory] => [f.memory.id, f.memory])]);
     const memories = [...new Set(ids)].map((id) => records.get(id)!);
     return { ids, fresh_ids: freshIds, stored: fresh.length, deduplicated: candidates.length - fresh.length, tokens_used: tokens.reduce((a, b) => a + b, 0), memories };
+  }
+
+  /**
+   * Has the FactReader read, in one round trip, the fact signatures the dedup checks of this batch
+   * may compare: every item with a close stored neighbour and those neighbours, and every item close
+   * to another of the batch (same namespace, cosine ≥ threshold). The checks then find them at hand;
+   * any they miss (no reader, a failed read) they read themselves, with the same result.
+   */
+  private async readFacts(candidates: Candidate[], close: VectorHit[][], records: Map<string, Memory>): Promise<void> {
+    if (!this.facts) return;
+    const texts = new Set<string>();
+    for (const [i, candidate] of candidates.entries()) {
+      if (close[i]!.length > 0) texts.add(candidate.memory.content);
+      for (const { memory } of close[i]!) {
+        const record = records.get(memory.id);
+        if (record) texts.add(record.content);
+      }
+    }
+    for (const [i, a] of candidates.entries()) {
+      for (const b of candidates.slice(i + 1)) {
+        if (a.memory.namespace !== b.memory.namespace || cosine(a.embedding, b.embedding) < this.dedupThreshold) continue;
+        texts.add(a.memory.content).add(b.memory.content);
+      }
+    }
+    const unread = [...texts].filter((text) => !knowsFactSignature(text));
+    if (unread.length === 0) return;
+    try {
+      const signatures = await this.facts.factSignatures(unread);
+      unread.forEach((text, i) => rememberFactSignature(text, signatures[i]!));
+    } catch {
+      // the checks read them here instead
+    }
   }
 
   /** The item with `tags` folded into its metadata, checked. */
@@ -112,16 +148,38 @@ export class Memories {
     return { memory, embedding, content_hash: contentHash(item.content) };
   }
 
-  private async findDuplicate(userId: string, candidate: Candidate, now: number): Promise<Memory | null> {
-    const { namespace } = candidate.memory;
-    const exact = await this.store.findByContentHash(userId, namespace, candidate.content_hash, now);
-    if (exact && isExactDuplicate(exact.content, candidate.memory.content)) return exact;
-    const nearest = await this.store.nearest(userId, candidate.embedding, { namespace }, DEDUP_NEIGHBOURS, now);
-    const close = nearest.filter((n) => n.similarity >= this.dedupThreshold);
-    if (close.length === 0) return null;
-    const records = await this.store.getMemories(userId, close.map((n) => n.memory.id), now);
-    const similarity = new Map(close.map((n) => [n.memory.id, n.similarity]));
-    return records.find((m) => isNearDuplicate(m.content, candidate.memory.content, similarity.get(m.id)!, this.dedupThreshold)) ?? null;
+  /**
+   * For each candidate, the stored memory it duplicates, or null: the first exact duplicate by
+   * content hash, else the nearest of its close neighbours (cosine ≥ threshold, nearest first)
+   * that is a near duplicate. Looked up for the whole batch before any of it is written (the
+   * wallet does not change meanwhile), so the close neighbours of every item are read in one call.
+   */
+  private async storedDuplicates(userId: string, candidates: Candidate[], now: number): Promise<(Memory | null)[]> {
+    const found: (Memory | null)[] = candidates.map(() => null);
+    const close: VectorHit[][] = candidates.map(() => []);
+    for (const [i, candidate] of candidates.entries()) {
+      const { namespace } = candidate.memory;
+      const exact = await this.store.findByContentHash(userId, namespace, candidate.content_hash, now);
+      if (exact && isExactDuplicate(exact.content, candidate.memory.content)) {
+        found[i] = exact;
+        continue;
+      }
+      const nearest = await this.store.nearest(userId, candidate.embedding, { namespace }, DEDUP_NEIGHBOURS, now, this.dedupThreshold);
+      close[i] = nearest.filter((n) => n.similarity >= this.dedupThreshold);
+    }
+    const ids = [...new Set(close.flatMap((hits) => hits.map((n) => n.memory.id)))];
+    const records = new Map((await this.store.getMemories(userId, ids, now)).map((m) => [m.id, m]));
+    await this.readFacts(candidates, close, records);
+    for (const [i, candidate] of candidates.entries()) {
+      for (const { memory, similarity } of close[i]!) {
+        const record = records.get(memory.id);
+        if (record && isNearDuplicate(record.content, candidate.memory.content, similarity, this.dedupThreshold)) {
+          found[i] = record;
+          break;
+        }
+      }
+    }
+    return found;
   }
 
   /** An active memory of this user, or 404: another user's memory is indistinguishable from a missing one. */

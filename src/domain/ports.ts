@@ -1,8 +1,20 @@
+import type { FactSignature } from "./fact-signature";
+
 /** What the domain needs from an embedding model (src/embed provides it). */
 export interface TextEmbedder {
   readonly modelId: string;
   readonly dimension: number;
   embed(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: number[] }>;
+}
+
+/**
+ * Reads fact signatures (fact-signature.ts) off the main thread: src/embed's worker does, next to
+ * the embeddings. A batch store tokenizes up to one text per item to compare facts, and the English
+ * tokenizer was a fifth of the main thread's work per batch; the main thread serves every request.
+ * It must answer exactly what factSignature would (the worker runs the same code).
+ */
+export interface FactReader {
+  factSignatures(texts: string[]): Promise<FactSignature[]>;
 }
 
 /** Where the domain reports a degraded path it recovered from (src/log.ts's warn, filtered by LOG_LEVEL). */

@@ -95,8 +95,13 @@ export interface MemoryStore {
   searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: Float32Array): Promise<TextHit[]>;
   /** How many memories searchText could return (a separate call: recall does not pay for counting). */
   countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number>;
-  /** k nearest by cosine, filters applied inside the query. */
-  nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]>;
+  /**
+   * k nearest by cosine, filters applied inside the query. With `minSimilarity`, the caller keeps
+   * only hits at or above it: an engine may leave out hits below it (and answer with fewer than k),
+   * but every hit at or above it that is among the k nearest must come back, in the same order.
+   * An engine that can prune with it (sqlite's cache rescores only the rows that may reach it) scans less.
+   */
+  nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number, minSimilarity?: number): Promise<VectorHit[]>;
   embeddings(userId: string, ids: string[]): Promise<Map<string, Float32Array>>;
   recordAccess(userId: string, ids: string[], now: number): Promise<void>;
 

@@ -1,7 +1,9 @@
 import { resolve } from "node:path";
-import type { EmbedReply, FromWorker, ReadyReply, ToWorker } from "./protocol.ts";
+import type { FactSignature } from "../domain/fact-signature.ts";
+import type { FactReader } from "../domain/ports.ts";
+import type { EmbedReply, FactsReply, ErrorReply, FromWorker, ReadyReply, ToWorker } from "./protocol.ts";
 
-export interface Embedder {
+export interface Embedder extends FactReader {
   readonly modelId: string; // e.g. "glove-sif-100d"
   readonly dimension: number; // e.g. 100
   /**
@@ -10,6 +12,8 @@ export interface Embedder {
    * (e.g. "" or only unknown words) gets the all-zero vector, never NaN.
    */
   embed(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: number[] }>;
+  /** Fact signatures read in the worker (FactReader), answered in order with the embeddings. */
+  factSignatures(texts: string[]): Promise<FactSignature[]>;
   close(): Promise<void>;
 }
 
@@ -63,6 +67,8 @@ export class WorkerEmbedder implements Embedder {
   private dead: Error | null = null;
   private counters = { batches: 0, requests: 0, texts: 0 };
   private drained: (() => void) | null = null;
+  /** facts requests sent and not answered yet, by id (ids shared with embed batches) */
+  private readonly facts = new Map<number, { resolve: (signatures: FactSignature[]) => void; reject: (e: Error) => void }>();
 
   constructor(
     private readonly worker: Worker,
@@ -102,13 +108,24 @@ export class WorkerEmbedder implements Embedder {
     });
   }
 
+  factSignatures(texts: string[]): Promise<FactSignature[]> {
+    if (this.dead) return Promise.reject(this.dead);
+    if (this.closed) return Promise.reject(new Error("embedder is closed"));
+    if (texts.length === 0) return Promise.resolve([]);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.facts.set(id, { resolve, reject });
+      this.worker.ref();
+      this.post({ type: "facts", id, texts });
+    });
+  }
+
   /** Sends the next batch if the worker is idle. */
   private pump(): void {
     if (this.inFlight || this.dead) return;
     const slices = this.takeBatch();
     if (slices.length === 0) {
-      this.worker.unref();
-      this.drained?.();
+      this.settle();
       return;
     }
     this.inFlight = slices;
@@ -134,13 +151,30 @@ export class WorkerEmbedder implements Embedder {
     return slices;
   }
 
+  /** Nothing sent is unanswered: the worker no longer keeps the process alive, and close may end it. */
+  private settle(): void {
+    if (this.inFlight || this.queue.length > 0 || this.facts.size > 0) return;
+    this.worker.unref();
+    this.drained?.();
+  }
+
   private onMessage(msg: FromWorker): void {
+    if (msg.type === "facts" || (msg.type === "error" && msg.id !== undefined && this.facts.has(msg.id))) return this.onFacts(msg);
     const slices = this.inFlight;
     if (!slices || msg.type === "ready" || msg.id !== this.inFlightId) return;
     this.inFlight = null;
     if (msg.type === "error") this.rejectSlices(slices, new Error(`embedding failed: ${msg.message}`));
     else this.deliver(slices, msg);
     this.pump();
+  }
+
+  private onFacts(msg: FactsReply | ErrorReply): void {
+    const waiting = this.facts.get(msg.id!);
+    if (!waiting) return;
+    this.facts.delete(msg.id!);
+    if (msg.type === "facts") waiting.resolve(msg.signatures);
+    else waiting.reject(new Error(`fact signatures failed: ${msg.message}`));
+    this.settle();
   }
 
   /** Copies each row out so a caller's vector never pins (or exposes) the whole batch buffer. */
@@ -173,6 +207,8 @@ export class WorkerEmbedder implements Embedder {
     this.dead = err;
     if (this.inFlight) this.rejectSlices(this.inFlight, err);
     for (const job of [...this.queue]) this.rejectJob(job, err);
+    for (const { reject } of this.facts.values()) reject(err);
+    this.facts.clear();
     this.inFlight = null;
     this.worker.terminate();
     this.drained?.();
@@ -186,7 +222,7 @@ export class WorkerEmbedder implements Embedder {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.inFlight || this.queue.length > 0) {
+    if (this.inFlight || this.queue.length > 0 || this.facts.size > 0) {
       await new Promise<void>((done) => (this.drained = done));
     }
     this.dead ??= new Error("embedder is closed");

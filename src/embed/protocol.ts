@@ -12,7 +12,14 @@ export interface EmbedRequest {
   texts: string[];
 }
 
-export type ToWorker = InitRequest | EmbedRequest;
+/** Fact signatures (src/domain/fact-signature.ts) of texts, read by the worker's own English model. */
+export interface FactsRequest {
+  type: "facts";
+  id: number;
+  texts: string[];
+}
+
+export type ToWorker = InitRequest | EmbedRequest | FactsRequest;
 
 export interface ReadyReply {
   type: "ready";
@@ -32,11 +39,18 @@ export interface EmbedReply {
   tokens: Int32Array<ArrayBuffer>;
 }
 
+export interface FactsReply {
+  type: "facts";
+  id: number;
+  /** one per text, in order */
+  signatures: string[][];
+}
+
 export interface ErrorReply {
   type: "error";
-  /** The failed embed request, or undefined when init failed. */
+  /** The failed embed or facts request, or undefined when init failed. */
   id?: number;
   message: string;
 }
 
-export type FromWorker = ReadyReply | EmbedReply | ErrorReply;
+export type FromWorker = ReadyReply | EmbedReply | FactsReply | ErrorReply;

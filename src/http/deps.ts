@@ -1,6 +1,6 @@
 import type { Config } from "../config";
 import type { MemoryStore } from "../domain/store-port";
-import type { Clock, TextEmbedder } from "../domain/ports";
+import type { Clock, FactReader, TextEmbedder } from "../domain/ports";
 import { Memories } from "../domain/memories";
 import { Recall } from "../domain/recall";
 import { Relations } from "../domain/relations";
@@ -33,7 +33,8 @@ export interface AppDeps {
   paywall: Paywall;
 }
 
-export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmbedder, clock: Clock = Date.now): AppDeps {
+/** `embedder` also reads fact signatures when it can (the worker embedder does: see FactReader). */
+export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmbedder & Partial<FactReader>, clock: Clock = Date.now): AppDeps {
   // Every service sees the engine through the staging wrapper: paid calls hold their writes back until
   // their payment settles (src/billing/staged-writes.ts); it is transparent otherwise.
   const staging = new StagingStore(engine);
@@ -41,7 +42,7 @@ export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmb
   const freeTier = new FreeTier(store, config.FREE_TIER_CALLS);
   const recall = new Recall(store, embedder, clock);
   const { extractor, summarizer } = configuredLanguageTools(config);
-  const memories = new Memories(store, embedder, clock, config.DEDUP_SIMILARITY);
+  const memories = new Memories(store, embedder, clock, config.DEDUP_SIMILARITY, embedder.factSignatures ? (embedder as FactReader) : undefined);
   const relations = new Relations(store, clock);
   const tokens = new SessionTokens(config.JWT_SECRET);
   return {

@@ -108,6 +108,21 @@ describeEngines("dedup keeps different facts apart", (engine) => {
     expect(await contentsOf(namespace)).toEqual(NEAR_MISSES.flat().sort());
   });
 
+  test("batch: each item is checked against the stored memories; several may merge into one, near-misses are stored", async () => {
+    const namespace = uniqueNs("batch-stored");
+    const tabs = await storeOne(client, { content: "User prefers tabs over spaces", namespace });
+    const spaces = await storeOne(client, { content: "User prefers spaces over tabs", namespace });
+    const pg15 = await storeOne(client, { content: "The API runs on Postgres 15", namespace });
+    const contents = ["The user prefers spaces over tabs.", "The API runs on Postgres 16", "the api runs on postgres 15!", "User prefers tabs over spaces", "In the API, Postgres 15 runs"];
+    const res = await client.post("/v1/store/batch", { memories: contents.map((content) => ({ content, namespace })) });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ count: 2, deduplicated_count: 3 });
+    const [paraphrase, pg16, exact, same, swapped] = res.body.ids as string[];
+    expect([paraphrase, exact, same]).toEqual([spaces, pg15, tabs]);
+    expect(new Set([pg16, swapped, tabs, spaces, pg15]).size).toBe(5);
+    expect(await contentsOf(namespace)).toEqual([...contents.filter((_, i) => i === 1 || i === 4), "User prefers tabs over spaces", "User prefers spaces over tabs", "The API runs on Postgres 15"].sort());
+  });
+
   test("ingest: near-miss facts of one conversation, and of a known memory, are all stored", async () => {
     const namespace = uniqueNs("ingest");
     await storeOne(client, { content: "User has two cats", namespace });

@@ -26,7 +26,7 @@ import { newMemory, type Memory, type MemoryType } from "../../src/domain/memory
 import type { MemoryFilter, StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-index";
-import { kernelFor, referenceScores } from "../../src/store/sqlite/vector-kernel";
+import { kernelFor, referenceGather, referenceScores } from "../../src/store/sqlite/vector-kernel";
 
 const D = 20; // not a multiple of 8: the kernel's zero padding is exercised too
 const MODEL = { id: "test-random-vectors", dimension: D };
@@ -490,6 +490,43 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
     await checkZeroTies("user-zero-small", 200);
   });
 
+  test("with a minimum similarity, the hits at or above it are those of the full search: same rows, order and cosines", async () => {
+    // 150 copies of one embedding (exact ties, broken by rowid), and rows close to it
+    const base = unitVector();
+    for (const userId of ["user-min-small", "user-min-big"]) {
+      const copies = randomItems(userId, 150, () => base.slice());
+      const close = randomItems(userId, 200, () => around(base, 0.05));
+      await insert(store, model, [...randomItems(userId, userId.endsWith("big") ? KERNEL_MIN_ROWS : 300), ...copies, ...close]);
+    }
+    let pruned = 0;
+    let within = 0;
+    const namespaceScans = vectorIndexCounters.namespaceScans;
+    for (const userId of [SMALL, BIG, "user-min-small", "user-min-big"]) {
+      for (let i = 0; i < 40; i++) {
+        const live = liveRows(model, userId);
+        const roll = rng();
+        // a stored row's vector, nudged: a few rows are close to it, as for a new memory's near-duplicates
+        const query = roll < 0.5 ? around(pick(live).vector, 0.02) : roll < 0.7 ? around(base, 0.01) : roll < 0.8 ? around(TIGHT, 0.02) : queryVector(model, userId);
+        const roll2 = rng();
+        const filter = roll2 < 0.3 ? {} : roll2 < 0.6 ? { namespace: pick([...NAMESPACES, "nope"]) } : randomFilter();
+        const k = pick([1, 5, 10, 100]);
+        const min = pick([0.95, 0.99, 0.9, 0.5, 0, -1]);
+        const above = (hits: { memory: { id: string }; similarity: number }[]) => hits.filter((h) => h.similarity >= min).map((h) => [h.memory.id, h.similarity]);
+        const full = await store.nearest(userId, query, filter, k, NOW);
+        const counted = vectorIndexCounters.withinMinimum;
+        const got = await store.nearest(userId, query, filter, k, NOW, min);
+        within += vectorIndexCounters.withinMinimum - counted;
+        const label = describeCase(userId, filter, k, NOW, `min ${min} #${i}`);
+        expect({ label, hits: above(got) }).toEqual({ label, hits: above(full) });
+        if (got.length < full.length) pruned++;
+      }
+    }
+    expect(pruned).toBeGreaterThan(20); // rows below the minimum were left out…
+    expect(within).toBeGreaterThan(40); // …by the pruned search
+    expect(within).toBeLessThan(160); // and too many rows near a low minimum sent the others to the top-k search
+    expect(vectorIndexCounters.namespaceScans - namespaceScans).toBeGreaterThan(10); // a namespace's rows scored alone
+  });
+
   test("updates: namespace moves, pin flips, tag/type/scope/expiry changes, new embeddings (patched in place)", async () => {
     for (const userId of [SMALL, BIG]) await checkCase(store, model, { userId, filter: {}, k: 10, now: NOW }); // both loaded
     const loads = vectorIndexCounters.loads;
@@ -740,12 +777,39 @@ describe("vector kernel", () => {
       rows.fill(-127, stride, 2 * stride);
       const scales = new Float32Array(memory.buffer, scalesAt, n);
       for (let i = 0; i < n; i++) scales[i] = local() / 127;
-      kernel.bind(memory)(0, rowsAt, n, scalesAt, outAt);
+      kernel.bind(memory).scores(0, rowsAt, n, scalesAt, outAt);
       referenceScores(memory, stride)(0, rowsAt, n, scalesAt, refAt);
       const out = new Float32Array(memory.buffer, outAt, n);
       const ref = new Float32Array(memory.buffer, refAt, n);
       for (let i = 0; i < n; i++) expect(Math.abs(out[i]! - ref[i]!)).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(ref[i]!)));
     }
     expect(() => kernelFor(12)).toThrow();
+  });
+
+  test("the WASM SIMD kernel scores a list of rows (gather) as its JS reference does", () => {
+    const local = prng(8);
+    for (const stride of [8, 104]) {
+      const n = 300;
+      const listed = Int32Array.from({ length: 120 }, () => Math.floor(local() * n));
+      const queryBytes = Math.ceil((stride * 2) / 16) * 16;
+      const [scalesAt, slotsAt, outAt, refAt] = [queryBytes, queryBytes + 4 * n, queryBytes + 8 * n, queryBytes + 12 * n];
+      const rowsAt = refAt + 4 * n;
+      const memory = new WebAssembly.Memory({ initial: Math.ceil((rowsAt + n * stride) / 65536) });
+      const q = new Int16Array(memory.buffer, 0, stride);
+      for (let i = 0; i < stride; i++) q[i] = Math.round((local() * 2 - 1) * 1000);
+      const rows = new Int8Array(memory.buffer, rowsAt, n * stride);
+      for (let i = 0; i < rows.length; i++) rows[i] = Math.round((local() * 2 - 1) * 127);
+      const scales = new Float32Array(memory.buffer, scalesAt, n);
+      for (let i = 0; i < n; i++) scales[i] = local() / 127;
+      new Int32Array(memory.buffer, slotsAt, listed.length).set(listed);
+      const { scores, gather } = kernelFor(stride).bind(memory);
+      gather(0, rowsAt, slotsAt, listed.length, scalesAt, outAt);
+      referenceGather(memory, stride)(0, rowsAt, slotsAt, listed.length, scalesAt, refAt);
+      const out = Array.from(new Float32Array(memory.buffer, outAt, listed.length));
+      expect(out).toEqual(Array.from(new Float32Array(memory.buffer, refAt, listed.length)));
+      scores(0, rowsAt, n, scalesAt, refAt); // every row in order: the listed ones score the same
+      const all = new Float32Array(memory.buffer, refAt, n);
+      expect(out).toEqual(Array.from(listed, (slot) => all[slot]!));
+    }
   });
 });

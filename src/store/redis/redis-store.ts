@@ -323,7 +323,8 @@ export class RedisStore implements MemoryStore {
     return (await this.search(`${text} ${memoryFilterQuery(userId, filter, now)}`, ["LIMIT", "0", "0"])).total;
   }
 
-  async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]> {
+  /** `_minSimilarity` (a hint that hits below it may be left out) is not used: the KNN query already reads only k. */
+  async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number, _minSimilarity?: number): Promise<VectorHit[]> {
     if (k <= 0) return [];
     // No SORTBY: a KNN query already yields exactly its k nearest, and sorting them here is free,
     // while `SORTBY dist` made RediSearch sort through its general sorter (measured at 100k in one

@@ -415,8 +415,8 @@ export class SqliteStore implements MemoryStore {
     return { sql: `from memories_fts f join memories m on m.rowid = f.rowid where memories_fts match ? and ${where.sql}`, params: [ftsMatch(terms), ...where.params] };
   }
 
-  async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<VectorHit[]> {
-    const found = this.vectors.nearest(userId, vector, filter, k, now);
+  async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number, minSimilarity?: number): Promise<VectorHit[]> {
+    const found = this.vectors.nearest(userId, vector, filter, k, now, minSimilarity);
     const refs = this.refs(userId, found);
     return found.flatMap(({ rowid, distance }) => {
       const memory = refs.get(rowid);

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Memory } from "../../domain/memory";
 import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
-import { kernelFor, type Kernel, type ScoreFn } from "./vector-kernel";
+import { kernelFor, type GatherFn, type Kernel, type ScoreFn } from "./vector-kernel";
 import { IdColumn, TimestampColumn } from "./compact-strings";
 import { keywordIndexCounters, queryTokens, WalletKeywords, type KeywordHit, type SlotFilter } from "./keyword-index";
 
@@ -31,6 +31,10 @@ export interface VectorIndexOptions {
 export const vectorIndexCounters = {
   /** searches answered from the cache */
   searches: 0,
+  /** searches with a minimum similarity answered by rescoring only the rows that may reach it */
+  withinMinimum: 0,
+  /** of those, searches that scored only the rows of the filter's namespace */
+  namespaceScans: 0,
   /** searches that needed the second (bound) pass */
   secondPasses: 0,
   /** rows rescored exactly by second passes */
@@ -211,8 +215,11 @@ export class VectorIndex {
     }
   }
 
-  /** The k nearest active rows of the user under the filter, nearest first (ties by rowid). */
-  nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number): Neighbour[] {
+  /**
+   * The k nearest active rows of the user under the filter, nearest first (ties by rowid). With
+   * `min`, rows whose cosine is below it may be left out (see MemoryStore.nearest).
+   */
+  nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] {
     if (k <= 0 || this.dimension === 0 || vector.length !== this.dimension) return [];
     // Inside a write transaction the cache may not reflect what this connection sees; deleted rows are not cached.
     if (this.db.inTransaction || filter.include_deleted || !cacheable(filter)) {
@@ -231,7 +238,7 @@ export class VectorIndex {
       return this.nearestExact(userId, vector, filter, k, now);
     }
     vectorIndexCounters.searches++;
-    const found = user.nearest(vector, filter, k, now);
+    const found = user.nearest(vector, filter, k, now, min);
     for (const neighbour of found) neighbour.ref = user.refOf(neighbour.rowid);
     return found;
   }
@@ -988,12 +995,20 @@ class UserVectors {
     return dot;
   }
 
-  nearest(vector: Float32Array, filter: MemoryFilter, k: number, now: number): Neighbour[] {
+  nearest(vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] {
     const accept = this.accepting(filter, now, true);
     if (!accept || this.size === 0) return [];
     const query = unit(vector);
     const n = this.size;
     if (query.every((x) => x === 0)) return this.anyK(accept, k);
+    const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
+    const subset = min > -Infinity && this.quantized ? this.namespaceSlots(filter) : null;
+    if (subset) {
+      vectorIndexCounters.namespaceScans++;
+      const scan = this.quantized!.scanSlots(query, subset);
+      const close = this.within(query, scan.scores, accept, min, scan.unitScale, scan.bound, want, subset);
+      if (close) return close.slice(0, k);
+    }
     // First-pass scores (approximate when quantized) and their worst-case error, in cosine units.
     let approx: Float32Array;
     let unitScale = 1;
@@ -1009,8 +1024,9 @@ class UserVectors {
       approx = new Float32Array(n);
       for (let slot = 0; slot < n; slot++) approx[slot] = this.exact(query, slot);
     }
+    const close = min > -Infinity && !subset ? this.within(query, approx, accept, min, unitScale, bound, want) : null;
+    if (close) return close.slice(0, k);
     // Pass 1: the best `want` accepted rows by first-pass score (a min-heap).
-    const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
     const heap = new Int32Array(want);
     const heapScore = new Float64Array(want);
     let size = 0;
@@ -1040,6 +1056,61 @@ class UserVectors {
     found = this.rescore(query, slots);
     return found.slice(0, k);
   }
+
+  /**
+   * Every accepted row whose exact cosine may reach `min` (its first-pass score is within the bound
+   * of it), rescored, nearest first; null when more than `limit` rows may (a low minimum: the top-k
+   * passes above are cheaper then). Dedup asks for neighbours at cosine ≥ 0.95, which few rows
+   * reach: this skips the heap and the rescoring of `want` candidates that the top-k search needs.
+   *
+   * The rows left out all score below min − ROUNDING_SLACK exactly, and every row kept is ranked
+   * above them, so each row at or above min has the same rank here as in the full top k.
+   */
+  private within(
+    query: Float64Array,
+    approx: Float32Array,
+    accept: SlotFilter,
+    min: number,
+    unitScale: number,
+    bound: number,
+    limit: number,
+    /** the slot of each score when only some rows were scored (namespaceSlots) */
+    scored?: Int32Array,
+  ): Neighbour[] | null {
+    const floor = (min - bound - ROUNDING_SLACK) * unitScale;
+    const slots: number[] = [];
+    for (let i = 0; i < approx.length; i++) {
+      const slot = scored ? scored[i]! : i;
+      if (approx[i]! < floor || (accept !== true && !accept(slot))) continue;
+      if (slots.length === limit) return null;
+      slots.push(slot);
+    }
+    vectorIndexCounters.withinMinimum++;
+    return this.rescore(query, slots);
+  }
+
+  /**
+   * The slots of the filter's namespace, when it holds at most half the rows: a search with a
+   * minimum then scores only those (the rows of other namespaces can never be accepted). Listed
+   * once per version of the rows and namespace (a pass over the namespace column).
+   */
+  private namespaceSlots(filter: MemoryFilter): Int32Array | null {
+    if (filter.namespace === undefined) return null;
+    const id = this.dict.get(filter.namespace.toWellFormed());
+    if (id === undefined) return null;
+    if (this.spaces.version !== this.version) this.spaces = { version: this.version, slots: new Map() };
+    let slots = this.spaces.slots.get(id);
+    if (slots === undefined) {
+      const list: number[] = [];
+      for (let slot = 0; slot < this.size; slot++) if (this.namespace[slot] === id) list.push(slot);
+      slots = list.length <= this.size / 2 ? Int32Array.from(list) : null;
+      this.spaces.slots.set(id, slots);
+    }
+    return slots;
+  }
+
+  /** namespaceSlots' lists (null: too many rows to be worth it), valid for one version of the rows */
+  private spaces: { version: number; slots: Map<number, Int32Array | null> } = { version: -1, slots: new Map() };
 
   /** A zero query is equally far from everything: the k accepted rows with the lowest rowids. */
   private anyK(accept: SlotFilter, k: number): Neighbour[] {
@@ -1094,12 +1165,13 @@ function siftDown(heap: Int32Array, score: Float64Array, size: number, slot: num
 
 /**
  * The int8 copy of a user's unit vectors in a WebAssembly memory the kernel scans:
- * [query int16 × stride][scales f32 × capacity][scores f32 × capacity][rows int8 × stride × capacity].
+ * [query int16 × stride][scales f32 × capacity][scores f32 × capacity][slots i32 × capacity][rows int8 × stride × capacity].
  * Row i is round(v_i · 127 / max|v_i|), and its scale max|v_i| / 127 maps integer dots back.
  */
 class Quantized {
   private readonly memory: WebAssembly.Memory;
   private readonly score: ScoreFn;
+  private readonly gather: GatherFn;
   private readonly stride: number;
   private readonly queryMax: number;
   private readonly queryBytes: number;
@@ -1120,7 +1192,7 @@ class Quantized {
     // keep Σ |row · query| inside int32: stride · 127 · queryMax < 2^31
     this.queryMax = Math.min(32767, Math.floor((2 ** 31 - 1) / (this.stride * 127)));
     this.memory = new WebAssembly.Memory({ initial: 1 });
-    this.score = kernel.bind(this.memory);
+    ({ scores: this.score, gather: this.gather } = kernel.bind(this.memory));
     this.reserve(capacity, 0);
   }
 
@@ -1132,14 +1204,18 @@ class Quantized {
     return this.queryBytes + 4 * this.capacity;
   }
 
+  private get slotsAt(): number {
+    return this.queryBytes + 8 * this.capacity;
+  }
+
   /** Grows to `capacity` rows, keeping the first `size`. */
   reserve(capacity: number, size: number): void {
     if (capacity <= this.capacity) return;
-    const rowsAt = this.queryBytes + 8 * capacity;
+    const rowsAt = this.queryBytes + 12 * capacity;
     const bytes = rowsAt + capacity * this.stride;
     const pages = Math.ceil(bytes / 65536) - this.memory.buffer.byteLength / 65536;
     if (pages > 0) this.memory.grow(pages);
-    // rows move up (the scores area in between is scratch); scales stay where they are
+    // rows move up (the scores and slots areas in between are scratch); scales stay where they are
     new Uint8Array(this.memory.buffer).copyWithin(rowsAt, this.rowsAt, this.rowsAt + size * this.stride);
     this.rowsAt = rowsAt;
     this.capacity = capacity;
@@ -1173,6 +1249,21 @@ class Quantized {
    * within ± bound.
    */
   scan(query: Float64Array, n: number): { scores: Float32Array; unitScale: number; bound: number } {
+    const { unitScale, bound } = this.setQuery(query);
+    this.score(0, this.rowsAt, n, this.scalesAt, this.scoresAt);
+    return { scores: new Float32Array(this.memory.buffer, this.scoresAt, n), unitScale, bound };
+  }
+
+  /** As scan, for the listed rows only: scores[i] is row slots[i]'s. */
+  scanSlots(query: Float64Array, slots: Int32Array): { scores: Float32Array; unitScale: number; bound: number } {
+    const { unitScale, bound } = this.setQuery(query);
+    new Int32Array(this.memory.buffer, this.slotsAt, slots.length).set(slots);
+    this.gather(0, this.rowsAt, this.slotsAt, slots.length, this.scalesAt, this.scoresAt);
+    return { scores: new Float32Array(this.memory.buffer, this.scoresAt, slots.length), unitScale, bound };
+  }
+
+  /** Writes the quantized query; its scale, and the error bound of every row's score in cosine units. */
+  private setQuery(query: Float64Array): { unitScale: number; bound: number } {
     let max = 0;
     let l1 = 0;
     for (let i = 0; i < this.dim; i++) {
@@ -1182,10 +1273,9 @@ class Quantized {
     const unitScale = max > 0 ? this.queryMax / max : 1;
     const q = new Int16Array(this.memory.buffer, 0, this.stride);
     for (let i = 0; i < this.dim; i++) q[i] = Math.round(query[i]! * unitScale);
-    this.score(0, this.rowsAt, n, this.scalesAt, this.scoresAt);
     // |cos - approx| ≤ Σ|q|·|v - v̂| + Σ|q - q̂|·|v̂| ≤ l1·maxScale/2 + ‖v̂‖₁/(2·unitScale), ‖v̂‖₁ ≤ √dim + dim·maxScale/2
     const rowL1 = Math.sqrt(this.dim) + (this.dim * this.maxScale) / 2;
     const bound = (l1 * this.maxScale) / 2 + rowL1 / (2 * unitScale) + ROUNDING_SLACK;
-    return { scores: new Float32Array(this.memory.buffer, this.scoresAt, n), unitScale, bound };
+    return { unitScale, bound };
   }
 }

@@ -15,16 +15,20 @@
  * per row the old one-row loop spent as many shuffle-port operations on its horizontal sum and
  * conversion as on a third of its dot products. The last n mod 4 rows go through a one-row loop.
  *
- * Exported: `scores(query, rows, n, scales, out)`, all byte offsets into the imported memory.
+ * Exported: `scores(query, rows, n, scales, out)`, all byte offsets into the imported memory, and
+ * `gather(query, rows, slots, n, scales, out)`, the same for the rows listed in `slots` (i32 indexes),
+ * one row at a time.
  */
 
 export type ScoreFn = (query: number, rows: number, n: number, scales: number, out: number) => void;
+/** `out[i]` = the score of row `slots[i]` (i32 row indexes), for i < n: a subset of the rows, as `scores` would score it. */
+export type GatherFn = (query: number, rows: number, slots: number, n: number, scales: number, out: number) => void;
 
 /** A compiled kernel for one stride: instantiate it per memory. */
 export interface Kernel {
   readonly stride: number;
   readonly simd: boolean;
-  bind(memory: WebAssembly.Memory): ScoreFn;
+  bind(memory: WebAssembly.Memory): { scores: ScoreFn; gather: GatherFn };
 }
 
 const uleb = (value: number): number[] => {
@@ -64,6 +68,8 @@ const op = {
   set: (i: number) => [0x21, ...uleb(i)],
   tee: (i: number) => [0x22, ...uleb(i)],
   i32: (n: number) => [0x41, ...sleb(n)],
+  i32load: [0x28, 2, 0],
+  i32mul: [0x6c],
   i32eqz: [0x45],
   i32ltu: [0x49],
   i32gtu: [0x4b],
@@ -146,15 +152,48 @@ function scoresBody(stride: number): number[] {
   return [...uleb(body.length), ...body];
 }
 
+/** `gather`: each row's index read from the slots list first, its row and scale found by that index. */
+function gatherBody(stride: number): number[] {
+  // params: query 0, rows 1, slots 2, n 3, scales 4, out 5; locals: i 6, row 7, slot 8 (i32), acc 9, acc2 10 (v128)
+  const [query, rows, slots, n, scales, out, i, row, slot, acc, acc2] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+  const steps: number[] = [];
+  for (let u = 0; u < stride / 8; u++) {
+    const a = u % 2 === 0 ? acc : acc2;
+    steps.push(...op.get(a), ...op.get(row), ...op.v128load8x8s(u * 8), ...op.get(query), ...op.v128load(u * 16), ...op.i32x4dot16, ...op.i32x4add, ...op.set(a));
+  }
+  const lane = (l: number) => [...op.get(acc), ...op.i32x4lane(l)];
+  const at4 = (base: number, index: number) => [...op.get(base), ...op.get(index), ...op.i32(2), ...op.i32shl, ...op.i32add];
+  const code = [
+    ...op.block,
+    ...op.get(n), ...op.i32eqz, ...op.brIf(0),
+    ...op.i32(0), ...op.set(i),
+    ...op.loop,
+    // slot = slots[i], row = rows + slot · stride
+    ...at4(slots, i), ...op.i32load, ...op.tee(slot), ...op.i32(stride), ...op.i32mul, ...op.get(rows), ...op.i32add, ...op.set(row),
+    ...op.v128zero, ...op.tee(acc), ...op.set(acc2),
+    ...steps,
+    ...op.get(acc), ...op.get(acc2), ...op.i32x4add, ...op.set(acc),
+    ...at4(out, i),
+    ...lane(0), ...lane(1), ...op.i32add, ...lane(2), ...op.i32add, ...lane(3), ...op.i32add,
+    ...op.f32fromI32, ...at4(scales, slot), ...op.f32load, ...op.f32mul, ...op.f32store,
+    ...op.get(i), ...op.i32(1), ...op.i32add, ...op.tee(i), ...op.get(n), ...op.i32ltu, ...op.brIf(0),
+    ...op.end, // loop
+    ...op.end, // block
+    ...op.end, // function
+  ];
+  const body = [...vec([[3, I32], [2, V128]]), ...code];
+  return [...uleb(body.length), ...body];
+}
+
 function moduleBytes(stride: number): Uint8Array {
-  const params = vec([[I32], [I32], [I32], [I32], [I32]]);
+  const params = (count: number) => vec(Array.from({ length: count }, () => [I32]));
   return new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, vec([[0x60, ...params, 0x00]])), // type: (i32 × 5) -> ()
+    ...section(1, vec([[0x60, ...params(5), 0x00], [0x60, ...params(6), 0x00]])), // types: (i32 × 5) -> (), (i32 × 6) -> ()
     ...section(2, vec([[...name("env"), ...name("memory"), 0x02, 0x00, 0x01]])), // import env.memory, min 1 page
-    ...section(3, vec([[0x00]])),
-    ...section(7, vec([[...name("scores"), 0x00, 0x00]])),
-    ...section(10, vec([scoresBody(stride)])),
+    ...section(3, vec([[0x00], [0x01]])),
+    ...section(7, vec([[...name("scores"), 0x00, 0x00], [...name("gather"), 0x00, 0x01]])),
+    ...section(10, vec([scoresBody(stride), gatherBody(stride)])),
   ]);
 }
 
@@ -174,6 +213,24 @@ function jsScores(memory: WebAssembly.Memory, stride: number): ScoreFn {
   };
 }
 
+/** `gather` in plain JS. */
+function jsGather(memory: WebAssembly.Memory, stride: number): GatherFn {
+  return (query, rows, slots, n, scales, out) => {
+    const buffer = memory.buffer;
+    const q = new Int16Array(buffer, query, stride);
+    const r = new Int8Array(buffer, rows);
+    const list = new Int32Array(buffer, slots, n);
+    const s = new Float32Array(buffer, scales);
+    const o = new Float32Array(buffer, out, n);
+    for (let i = 0; i < n; i++) {
+      const slot = list[i]!;
+      let dot = 0;
+      for (let j = 0; j < stride; j++) dot += r[slot * stride + j]! * q[j]!;
+      o[i] = dot * s[slot]!;
+    }
+  };
+}
+
 const kernels = new Map<number, Kernel>();
 
 /** The kernel for `stride` (a multiple of 8), compiled once per process. */
@@ -186,13 +243,17 @@ export function kernelFor(stride: number): Kernel {
     kernel = {
       stride,
       simd: module !== null,
-      bind: (memory) =>
-        module ? ((new WebAssembly.Instance(module, { env: { memory } }).exports as { scores: ScoreFn }).scores) : jsScores(memory, stride),
+      bind: (memory) => {
+        if (!module) return { scores: jsScores(memory, stride), gather: jsGather(memory, stride) };
+        const { scores, gather } = new WebAssembly.Instance(module, { env: { memory } }).exports as { scores: ScoreFn; gather: GatherFn };
+        return { scores, gather };
+      },
     };
     kernels.set(stride, kernel);
   }
   return kernel;
 }
 
-/** Test hook: the JS fallback, to check the SIMD kernel against it. */
+/** Test hooks: the JS fallbacks, to check the SIMD kernel against them. */
 export const referenceScores = jsScores;
+export const referenceGather = jsGather;
