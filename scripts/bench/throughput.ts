@@ -57,6 +57,7 @@ const size = Number(args.size);
 const seconds = Number(args.seconds);
 const connections = Number(args.connections);
 const port = Number(args.port);
+const processes = Number(args.processes);
 const root = resolve(import.meta.dir, "../..");
 const cacheDir = resolve(process.env.MODEL_CACHE_DIR ?? join(root, ".cache/models"));
 const ownDataDir = !args["data-dir"];
@@ -223,9 +224,10 @@ try {
     if (only && !only.has(key)) continue;
     const header = await authHeader();
     const file = script(header);
-    // a warm-up (caches, JIT; every worker process loads the wallet once, ~1 s per 30k memories), then the measured run
+    // a warm-up (caches, JIT; every worker process loads the wallet once, ~1 s per 30k memories, each on its
+    // first search, so the warm-up grows with the processes), then the measured run
     // (none for batch stores: a warm-up would spend bodies that then come back as cheap duplicates)
-    if (key !== "batch") Bun.spawnSync(["wrk", "-t1", "-c8", `-d${Math.max(1, Math.ceil(size / 30_000))}s`, "-s", file, base]);
+    if (key !== "batch") Bun.spawnSync(["wrk", "-t1", "-c8", `-d${Math.max(1, Math.ceil((size * processes) / 20_000))}s`, "-s", file, base]);
     const cpuBefore = serviceCpuSeconds();
     const out = Bun.spawnSync(["wrk", `-t${WRK_THREADS}`, `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, base]);
     const cpuUsed = serviceCpuSeconds() - cpuBefore;
