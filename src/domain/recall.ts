@@ -1,4 +1,4 @@
-import type { MemoryFilter, MemoryRef, MemoryStore } from "./store-port";
+import type { MemoryFilter, MemoryRef, MemoryStore, QueryVector } from "./store-port";
 import type { Memory } from "./memory";
 import type { Relation } from "./relation";
 import type { Clock, TextEmbedder } from "./ports";
@@ -47,15 +47,14 @@ export class Recall {
 
   async run(userId: string, request: RecallRequest): Promise<{ results: RecalledMemory[]; query_tokens: number }> {
     const now = this.clock();
-    const { vectors, tokens } = await this.embedder.embed([request.query]);
-    const queryVector = vectors[0]!;
-    const ranked = (await this.rank(userId, request, queryVector, now)).filter((r) => r.similarity >= request.min_similarity);
+    const embedded = this.embedder.embed([request.query]);
+    const ranked = (await this.rank(userId, request, embedded.then(({ vectors }) => vectors[0]!), now)).filter((r) => r.similarity >= request.min_similarity);
     const results = await this.materialize(userId, ranked, request.limit, now, request.accept);
     if (request.record_access) await this.store.recordAccess(userId, results.map((r) => r.memory.id), now);
     if (request.include_relations) {
       for (const r of results) r.relations = await this.store.relationsOf(userId, r.memory.id, now);
     }
-    return { results, query_tokens: tokens[0]! };
+    return { results, query_tokens: (await embedded).tokens[0]! };
   }
 
   /**
@@ -76,13 +75,18 @@ export class Recall {
     return results;
   }
 
-  /** All candidates, scored and sorted best first. */
-  async rank(userId: string, request: Pick<RecallRequest, "query" | "limit" | "filter">, queryVector: Float32Array, now: number): Promise<RankedMemory[]> {
+  /**
+   * All candidates, scored and sorted best first. The keyword search needs no vector to start: it
+   * is sent first, while the query vector may still be on its way (the embedder runs in a worker),
+   * and gets the vector for its hits' cosines once it is there; the vector search follows it.
+   */
+  async rank(userId: string, request: Pick<RecallRequest, "query" | "limit" | "filter">, vector: QueryVector, now: number): Promise<RankedMemory[]> {
     const k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit * CANDIDATES_PER_RESULT));
     const terms = queryTerms(request.query);
-    const [near, textHits] = await Promise.all([
-      this.store.nearest(userId, queryVector, request.filter, k, now),
-      this.store.searchText(userId, terms, request.filter, k, now, queryVector),
+    const [textHits, near, queryVector] = await Promise.all([
+      this.store.searchText(userId, terms, request.filter, k, now, vector),
+      Promise.resolve(vector).then((v) => this.store.nearest(userId, v, request.filter, k, now)),
+      vector,
     ]);
     const cosines = new Map(near.map((h) => [h.memory.id, h.similarity]));
     for (const h of textHits) if (h.similarity !== undefined && !cosines.has(h.memory.id)) cosines.set(h.memory.id, h.similarity);
