@@ -51,8 +51,8 @@ export class Recall {
     const candidates = await this.candidates(userId, request, embedded.then(({ vectors }) => vectors[0]!), now);
     const kept = (ranked: RankedMemory[]) => ranked.filter((r) => r.similarity >= request.min_similarity);
     // Candidates rarely have relations: the records of the best ones as ranked without relation counts
-    // are read together with the counts (one engine round trip instead of two); the ranking is redone,
-    // and its records read, only if some count is not zero (the ranking is then the same or not).
+    // are read together with the counts (one engine round trip instead of two). Only when some count
+    // is not zero is the ranking redone with them, and its records read unless they are those already read.
     const guess = kept(candidates.rank(new Map()));
     const guessIds = guess.slice(0, request.limit).map((r) => r.memory.id);
     const [relationCounts, guessRecords] = await Promise.all([
