@@ -231,6 +231,9 @@ describe("keys and documents (no server)", () => {
       expires: 1893456000000,
       deleted: "0",
       pinned: "1",
+      memory_type: memory.memory_type,
+      importance: memory.importance,
+      access_count: memory.access_count,
     });
     expect(doc.embedding).toEqual([Math.fround(0.1), Math.fround(0.2)]);
     expect(Float32Array.from(doc.embedding)).toEqual(Float32Array.from([0.1, 0.2]));

@@ -331,6 +331,50 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     expect(String(await raw.sendCommand(["JSON.GET", key(b!), "$.vec"]))).toBe("[]"); // still without one: readers use the array
   });
 
+  test("search hits carry the records' ranking fields and access counts, also from documents written before `ix` held them or without `vec`", async () => {
+    const user = crypto.randomUUID();
+    const items = [
+      memory(user, { content: "alpha release note", importance: 0.2, memory_type: "decision", pinned: true }),
+      memory(user, { content: "beta release note", importance: 0.9, memory_type: "preference" }),
+      memory(user, { content: "gamma release note", importance: 0.5, memory_type: "correction" }),
+      memory(user, { content: "delta release note", importance: 0.7 }),
+    ].map((m) => stored(m));
+    await redis.insertMemories(items);
+    const [a, b, c, d] = items.map((i) => i.memory.id);
+    const key = (id: string) => `${prefix}mem:${id}`;
+    // b and c as an earlier version wrote them (ranking fields only in `m`), c also without `vec`;
+    // d updated since (its `ix` follows the new importance)
+    for (const id of [b!, c!]) for (const path of ["$.ix.memory_type", "$.ix.importance", "$.ix.access_count"]) await cmd(["JSON.DEL", key(id), path]);
+    await cmd(["JSON.DEL", key(c!), "$.vec"]);
+    await redis.updateMemory(user, { memory: { ...items[3]!.memory, importance: 0.3, memory_type: "project" } });
+    const now = Date.now();
+    await redis.recordAccess(user, [a!, b!], now); // pending (written behind): hits must count it
+    await redis.recordAccess(user, [b!], now + 1);
+    const query = unit();
+    const records = new Map((await redis.getMemories(user, [a!, b!, c!, d!], now + 2)).map((m) => [m.id, m]));
+    const expected = (id: string) => {
+      const m = records.get(id)!;
+      return { id, created_at: m.created_at, memory_type: m.memory_type, pinned: m.pinned, importance: m.importance, access_count: m.access_count };
+    };
+    const fields = (ref: Record<string, unknown>) => ({
+      id: ref.id,
+      created_at: ref.created_at,
+      memory_type: ref.memory_type,
+      pinned: ref.pinned,
+      importance: ref.importance,
+      access_count: ref.access_count,
+    });
+    expect(records.get(b!)!.access_count).toBe(2);
+    const text = await redis.searchText(user, ["releas"], {}, 10, now + 2, query);
+    const near = await redis.nearest(user, query, {}, 10, now + 2);
+    for (const hits of [text, near]) {
+      expect(hits.map((h) => h.memory.id).sort()).toEqual([a!, b!, c!, d!].sort());
+      for (const hit of hits) expect(fields(hit.memory)).toEqual(expected(hit.memory.id));
+    }
+    const vectors = new Map(items.map((i) => [i.memory.id, i.embedding]));
+    for (const hit of text) expect(hit.similarity).toBe(cosine(query, vectors.get(hit.memory.id)!));
+  });
+
   test("model binding: same model is a no-op, another one throws unless forced; forcing rebuilds the index and keeps the documents", async () => {
     const p = `${prefix}rebind:`;
     let store = await RedisStore.connect(REDIS_URL!, { keyPrefix: p });

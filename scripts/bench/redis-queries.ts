@@ -13,12 +13,13 @@
  * runs every query once after a warm-up pass; the table gives client-side ms p50 / p95 / p99 per
  * query (loopback round trip included), in the order listed. Forms:
  *  - keyword: the engine's BM25 query over the union of the query's terms (with the wallet filter),
- *    LIMIT 40, returning whole records + embeddings (before), ranking fields + embedding arrays, ranking
- *    fields + base64 vectors (now; documents written before `vec` existed return no vector), ids only;
+ *    LIMIT 40, returning whole records + embeddings (first), ranking fields + embedding arrays, ranking
+ *    fields + base64 vectors (before; documents written before `vec` existed return no vector), ids only
+ *    (now: the engine reads the hits' ranking fields and vectors with one JSON.MGET after it);
  *  - keyword, rarest terms: the same limited to the 2 / 3 rarest terms (a cheaper query: fewer postings);
  *  - knn: the k = 40 vector query with the wallet filter (HYBRID_POLICY BATCHES, as KnnPolicy picks for
- *    a wallet holding most of the index), returning whole records (before), ranking fields (now), ids only,
- *    and with EF_RUNTIME 100 / 200.
+ *    a wallet holding most of the index), returning whole records (first), ranking fields (before), the
+ *    distances only (now), and with EF_RUNTIME 100 / 200.
  */
 import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
@@ -98,18 +99,18 @@ const knn = (i: number, ret: string[], ef?: number, policy = " HYBRID_POLICY BAT
   "PARAMS", "4", "k", "40", "vec", vectorBlob(vectors[i]!), ...ret, "LIMIT", "0", "40", "DIALECT", "2",
 ];
 const forms: Form[] = [
-  { name: "keyword, whole records + embeddings (before)", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", "2", "$.m", "$.embedding"]) },
+  { name: "keyword, whole records + embeddings (first)", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", "2", "$.m", "$.embedding"]) },
   { name: "keyword, ranking fields + embedding arrays", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", String(REF.length + 1), ...REF, "$.embedding"]) },
-  { name: "keyword, ranking fields + base64 vectors (now)", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", String(REF.length + 1), ...REF, "$.vec"]) },
+  { name: "keyword, ranking fields + base64 vectors (before)", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", String(REF.length + 1), ...REF, "$.vec"]) },
   { name: "keyword, sortable ranking fields only", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", String(SORTABLES.length), ...SORTABLES]) },
   { name: "keyword, ranking fields only", build: async (i) => text(queryTerms(texts[i]!), ["RETURN", String(REF.length), ...REF]) },
-  { name: "keyword, ids only (NOCONTENT)", build: async (i) => text(queryTerms(texts[i]!), ["NOCONTENT"]) },
+  { name: "keyword, ids only (NOCONTENT; now)", build: async (i) => text(queryTerms(texts[i]!), ["NOCONTENT"]) },
   { name: "keyword, 3 rarest terms, ids only", build: async (i) => text(await rarest(i, 3), ["NOCONTENT"]) },
   { name: "keyword, 2 rarest terms, ids only", build: async (i) => text(await rarest(i, 2), ["NOCONTENT"]) },
-  { name: "knn k=40, whole records (before)", build: async (i) => knn(i, ["RETURN", "2", "$.m", "dist"]) },
-  { name: "knn k=40, ranking fields (now)", build: async (i) => knn(i, ["RETURN", String(REF.length + 1), ...REF, "dist"]) },
+  { name: "knn k=40, whole records (first)", build: async (i) => knn(i, ["RETURN", "2", "$.m", "dist"]) },
+  { name: "knn k=40, ranking fields (before)", build: async (i) => knn(i, ["RETURN", String(REF.length + 1), ...REF, "dist"]) },
   { name: "knn k=40, sortable ranking fields", build: async (i) => knn(i, ["RETURN", String(SORTABLES.length + 1), ...SORTABLES, "dist"]) },
-  { name: "knn k=40, dist only", build: async (i) => knn(i, ["RETURN", "1", "dist"]) },
+  { name: "knn k=40, dist only (now)", build: async (i) => knn(i, ["RETURN", "1", "dist"]) },
   { name: "knn k=40, dist only, EF_RUNTIME 100", build: async (i) => knn(i, ["RETURN", "1", "dist"], 100) },
   { name: "knn k=40, dist only, EF_RUNTIME 200", build: async (i) => knn(i, ["RETURN", "1", "dist"], 200) },
 ];
@@ -151,7 +152,7 @@ if (args.hnsw) {
 }
 
 if (args.profile) {
-  for (const form of [forms.find((f) => f.name.includes("(now)") && f.name.startsWith("keyword"))!, forms.find((f) => f.name.includes("(now)") && f.name.startsWith("knn"))!]) {
+  for (const form of [forms.find((f) => f.name.includes("now)") && f.name.startsWith("keyword"))!, forms.find((f) => f.name.includes("now)") && f.name.startsWith("knn"))!]) {
     const c = (await form.build(0))!;
     const reply = await client.sendCommand(["FT.PROFILE", index, "SEARCH", "QUERY", ...c.slice(2)]);
     console.log(`\nFT.PROFILE, ${form.name}, query "${texts[0]}":\n`);

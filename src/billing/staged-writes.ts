@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../domain/store-port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../domain/store-port";
 import type { Memory } from "../domain/memory";
 import type { Relation } from "../domain/relation";
 import type { HistoryEntry } from "../domain/history";
@@ -179,7 +179,7 @@ export class StagingStore implements MemoryStore {
     return set ? { ...result, memories: set.overlay(result.memories, (m) => m, now, filter.include_deleted) } : result;
   }
 
-  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: Float32Array): Promise<TextHit[]> {
+  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: QueryVector): Promise<TextHit[]> {
     const set = this.staged();
     const hits = await this.inner.searchText(userId, terms, filter, limit, now, vector);
     if (!set) return hits;

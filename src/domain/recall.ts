@@ -1,4 +1,4 @@
-import type { MemoryFilter, MemoryRef, MemoryStore } from "./store-port";
+import type { MemoryFilter, MemoryRef, MemoryStore, QueryVector } from "./store-port";
 import type { Memory } from "./memory";
 import type { Relation } from "./relation";
 import type { Clock, TextEmbedder } from "./ports";
@@ -47,27 +47,47 @@ export class Recall {
 
   async run(userId: string, request: RecallRequest): Promise<{ results: RecalledMemory[]; query_tokens: number }> {
     const now = this.clock();
-    const { vectors, tokens } = await this.embedder.embed([request.query]);
-    const queryVector = vectors[0]!;
-    const ranked = (await this.rank(userId, request, queryVector, now)).filter((r) => r.similarity >= request.min_similarity);
-    const results = await this.materialize(userId, ranked, request.limit, now, request.accept);
+    const embedded = this.embedder.embed([request.query]);
+    const candidates = await this.candidates(userId, request, embedded.then(({ vectors }) => vectors[0]!), now);
+    const kept = (ranked: RankedMemory[]) => ranked.filter((r) => r.similarity >= request.min_similarity);
+    // Candidates rarely have relations: the records of the best ones as ranked without relation counts
+    // are read together with the counts (one engine round trip instead of two). Only when some count
+    // is not zero is the ranking redone with them, and its records read unless they are those already read.
+    const guess = kept(candidates.rank(new Map()));
+    const guessIds = guess.slice(0, request.limit).map((r) => r.memory.id);
+    const [relationCounts, guessRecords] = await Promise.all([
+      this.store.relationCounts(userId, candidates.ids, now),
+      this.store.getMemories(userId, guessIds, now),
+    ]);
+    const ranked = [...relationCounts.values()].some((n) => n !== 0) ? kept(candidates.rank(relationCounts)) : guess;
+    const results = await this.materialize(userId, ranked, request.limit, now, request.accept, { ids: guessIds, records: guessRecords });
     if (request.record_access) await this.store.recordAccess(userId, results.map((r) => r.memory.id), now);
     if (request.include_relations) {
       for (const r of results) r.relations = await this.store.relationsOf(userId, r.memory.id, now);
     }
-    return { results, query_tokens: tokens[0]! };
+    return { results, query_tokens: (await embedded).tokens[0]! };
   }
 
   /**
    * The whole records of the best `limit` ranked candidates that `accept` takes, best first. Ranking
    * reads only what scoring needs (MemoryRef); records are read here, for the results alone, in
    * batches of `limit` until enough are accepted (a candidate deleted since it was ranked is skipped).
+   * `read`: the records of some ids read already (getMemories), used when the first batch is those ids.
    */
-  async materialize(userId: string, ranked: RankedMemory[], limit: number, now: number, accept?: (memory: Memory) => boolean): Promise<RecalledMemory[]> {
+  async materialize(
+    userId: string,
+    ranked: RankedMemory[],
+    limit: number,
+    now: number,
+    accept?: (memory: Memory) => boolean,
+    read?: { ids: string[]; records: Memory[] },
+  ): Promise<RecalledMemory[]> {
     const results: RecalledMemory[] = [];
     for (let from = 0; from < ranked.length && results.length < limit; from += limit) {
       const batch = ranked.slice(from, from + limit);
-      const records = new Map((await this.store.getMemories(userId, batch.map((r) => r.memory.id), now)).map((m) => [m.id, m]));
+      const ids = batch.map((r) => r.memory.id);
+      const reuse = from === 0 && read !== undefined && ids.length === read.ids.length && ids.every((id, i) => id === read.ids[i]);
+      const records = new Map((reuse ? read.records : await this.store.getMemories(userId, ids, now)).map((m) => [m.id, m]));
       for (const r of batch) {
         const memory = records.get(r.memory.id);
         if (memory && (accept?.(memory) ?? true) && results.length < limit) results.push({ ...r, memory });
@@ -77,12 +97,29 @@ export class Recall {
   }
 
   /** All candidates, scored and sorted best first. */
-  async rank(userId: string, request: Pick<RecallRequest, "query" | "limit" | "filter">, queryVector: Float32Array, now: number): Promise<RankedMemory[]> {
+  async rank(userId: string, request: Pick<RecallRequest, "query" | "limit" | "filter">, vector: QueryVector, now: number): Promise<RankedMemory[]> {
+    const candidates = await this.candidates(userId, request, vector, now);
+    return candidates.rank(await this.store.relationCounts(userId, candidates.ids, now));
+  }
+
+  /**
+   * The candidates of `rank` with everything scoring reads but their relation counts; `rank(counts)`
+   * scores and sorts them. The keyword search needs no vector to start: it is sent first, while the
+   * query vector may still be on its way (the embedder runs in a worker), and gets the vector for
+   * its hits' cosines once it is there; the vector search follows it.
+   */
+  private async candidates(
+    userId: string,
+    request: Pick<RecallRequest, "query" | "limit" | "filter">,
+    vector: QueryVector,
+    now: number,
+  ): Promise<{ ids: string[]; rank: (relationCounts: Map<string, number>) => RankedMemory[] }> {
     const k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit * CANDIDATES_PER_RESULT));
     const terms = queryTerms(request.query);
-    const [near, textHits] = await Promise.all([
-      this.store.nearest(userId, queryVector, request.filter, k, now),
-      this.store.searchText(userId, terms, request.filter, k, now, queryVector),
+    const [textHits, near, queryVector] = await Promise.all([
+      this.store.searchText(userId, terms, request.filter, k, now, vector),
+      Promise.resolve(vector).then((v) => this.store.nearest(userId, v, request.filter, k, now)),
+      vector,
     ]);
     const cosines = new Map(near.map((h) => [h.memory.id, h.similarity]));
     for (const h of textHits) if (h.similarity !== undefined && !cosines.has(h.memory.id)) cosines.set(h.memory.id, h.similarity);
@@ -92,18 +129,19 @@ export class Recall {
     const bm25 = new Map(textHits.map((h) => [h.memory.id, h.bm25]));
     const bestBm25 = Math.max(0, ...bm25.values());
     const background = cosineBackground(near.map((h) => h.similarity), k);
-    const relationCounts = await this.store.relationCounts(userId, [...candidates.keys()], now);
     const matched = [...candidates.values()].map((memory) => {
       const vector = vectorSimilarity(cosines.get(memory.id) ?? 0, background);
       const keyword = keywordMatch(bm25.get(memory.id) ?? 0, bestBm25);
       return { memory, vector, keyword, match: queryMatch(vector, keyword) };
     });
     const bestMatch = Math.max(0, ...matched.map((m) => m.match));
-    return matched
-      .map(({ memory, vector, keyword, match }) => {
-        const evidence = { memory, vector, keyword, relevance: relativeRelevance(match, bestMatch), relationCount: relationCounts.get(memory.id) ?? 0 };
-        return { memory, ...score(evidence, now) };
-      })
-      .sort((a, b) => b.similarity - a.similarity || a.memory.id.localeCompare(b.memory.id));
+    const rank = (relationCounts: Map<string, number>) =>
+      matched
+        .map(({ memory, vector, keyword, match }) => {
+          const evidence = { memory, vector, keyword, relevance: relativeRelevance(match, bestMatch), relationCount: relationCounts.get(memory.id) ?? 0 };
+          return { memory, ...score(evidence, now) };
+        })
+        .sort((a, b) => b.similarity - a.similarity || a.memory.id.localeCompare(b.memory.id));
+    return { ids: [...candidates.keys()], rank };
   }
 }

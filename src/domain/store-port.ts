@@ -42,6 +42,9 @@ export interface StoredMemory {
  */
 export type MemoryRef = Pick<Memory, "id" | "created_at" | "memory_type" | "pinned" | "importance" | "access_count">;
 
+/** A query vector, or the promise of one (see `searchText`). */
+export type QueryVector = Float32Array | PromiseLike<Float32Array>;
+
 export interface TextHit {
   memory: MemoryRef;
   /** BM25 relevance, higher is better (engine-specific scale) */
@@ -90,9 +93,11 @@ export interface MemoryStore {
   /**
    * The best `limit` BM25 hits over content for any of `terms` (plain words, never query syntax).
    * With `vector`, an engine that holds the hits' embeddings anyway adds their cosine to it
-   * (recall then skips reading them with `embeddings`).
+   * (recall then skips reading them with `embeddings`). The vector may still be on its way (a
+   * promise): recall starts the search while the query is being embedded, and an engine waits for
+   * the vector only once it needs it.
    */
-  searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: Float32Array): Promise<TextHit[]>;
+  searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: QueryVector): Promise<TextHit[]>;
   /** How many memories searchText could return (a separate call: recall does not pay for counting). */
   countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number>;
   /**

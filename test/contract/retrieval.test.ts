@@ -354,5 +354,28 @@ describeEngines("retrieval", (engine) => {
       const plain = await other.post("/v1/recall", { query: "feature flags", limit: 10 });
       for (const m of plain.body.memories as Recalled[]) expect(m).not.toHaveProperty("relations");
     });
+
+    test("relations among the candidates reorder the results: a related memory decays slower and can overtake the best unrelated one", async () => {
+      const other = new Client(service);
+      const [a, b] = await storeMany(other, [
+        { content: "Spot instances host the staging cluster.", memory_type: "observation" },
+        { content: "The staging cluster runs on spot instances to save cost.", memory_type: "observation" },
+      ]);
+      const fillers = await storeMany(other, Array.from({ length: 10 }, (_, i) => ({ content: `Gardening note ${i}: water the tomatoes at dawn.`, memory_type: "general" })));
+      service.advance(60 * DAY); // observations halve every 14 days; 10 relations stretch that to 42
+      const query = { query: "staging cluster spot instances", limit: 1 };
+      const [first] = (await other.post("/v1/recall", query)).body.memories as Recalled[];
+      const second = first!.id === a ? b : a;
+      expect([a, b]).toContain(first!.id);
+      expect(first!._signals.relation_count).toBe(0);
+      for (const target of fillers) expect((await other.post(`/v1/memories/${second}/relations`, { target_id: target, relation_type: "related_to" })).status).toBe(201);
+      const [now] = (await other.post("/v1/recall", query)).body.memories as Recalled[];
+      expect(now!.id).toBe(second);
+      expect(now!._signals.relation_count).toBe(10);
+      expect(now!.similarity).toBeCloseTo(specScore(now!), 10);
+      const all = (await other.post("/v1/recall", { ...query, limit: 100 })).body.memories as Recalled[];
+      expect(all[0]!.id).toBe(second);
+      expect(all.find((m) => m.id === first!.id)!._signals.relation_count).toBe(0);
+    });
   });
 });

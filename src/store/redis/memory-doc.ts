@@ -15,7 +15,10 @@ const SEQ_SLOTS = 1024;
  *   text       the content as the domain's index terms (normalized, accent-free, stemmed), so
  *              BM25 sees exactly the tokens the sqlite engine's indexes see
  *   hash       normalized-content hash (exact-duplicate lookup)
- *   ix         index-only scalars: epoch-ms timestamps and two-state tags
+ *   ix         scalars for the index and for ranking: epoch-ms timestamps, two-state tags, and a
+ *              copy of the record's other ranking fields (memory_type, importance, access_count),
+ *              so all a search hit's ranking reads is one JSON path (redis-store.ts REF_PATH says
+ *              why). Documents written before the copy lack it (readers then fall back to `m`).
  *   seq        insertion sequence number; `order` = created ms with the sequence as tie-breaker
  *   embedding  the vector as a JSON number array (FLOAT32 in the index)
  *   vec        the same vector as base64 of its FLOAT32 bytes, for reading it back: RedisJSON formats
@@ -38,8 +41,14 @@ export interface MemoryDoc {
   vec: string;
 }
 
-/** Values the index reads; user strings in their TAG form (query.ts tagForm). */
-export interface IndexFields {
+/** The record's fields ranking reads that `ix` copies (see `ix` above). */
+export type RankingFields = Pick<Memory, "memory_type" | "importance" | "access_count">;
+
+/**
+ * Values the index reads, user strings in their TAG form (query.ts tagForm), and the ranking fields
+ * a search hit is read with (optional: absent in documents written before them).
+ */
+export interface IndexFields extends Partial<RankingFields> {
   user_id: string;
   namespace: string;
   session_id: string | null;
@@ -63,6 +72,9 @@ export function indexFields(memory: Memory): IndexFields {
     expires: expiresMs(memory) ?? NEVER,
     deleted: memory.deleted_at === null ? NO : YES,
     pinned: memory.pinned ? YES : NO,
+    memory_type: memory.memory_type,
+    importance: memory.importance,
+    access_count: memory.access_count,
   };
 }
 

@@ -11,17 +11,20 @@ export interface SearchReply {
   rows: SearchRow[];
 }
 
-/** `[total, key, (score,) [field, value, …], …]`; with LIMIT 0 0 just `[total]`. */
-export function parseSearch(reply: unknown, withScores = false): SearchReply {
+/**
+ * `[total, key, (score,) [field, value, …], …]`; with NOCONTENT `[total, key, (score,) …]` (no
+ * fields); with LIMIT 0 0 just `[total]`.
+ */
+export function parseSearch(reply: unknown, { withScores = false, noContent = false } = {}): SearchReply {
   const list = reply as unknown[];
   const total = Number(list[0]);
   const rows: SearchRow[] = [];
-  const step = withScores ? 3 : 2;
+  const step = 1 + (withScores ? 1 : 0) + (noContent ? 0 : 1);
   for (let i = 1; i + step - 1 < list.length; i += step) {
     const key = String(list[i]);
     const score = withScores ? Number(list[i + 1]) : null;
-    const flat = (list[i + step - 1] ?? []) as unknown[];
-    rows.push({ key, score, fields: pairs(flat) });
+    const fields = noContent ? new Map<string, string>() : pairs((list[i + step - 1] ?? []) as unknown[]);
+    rows.push({ key, score, fields });
   }
   return { total, rows };
 }

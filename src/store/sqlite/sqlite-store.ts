@@ -4,7 +4,7 @@ import type { Memory, MemoryType } from "../../domain/memory";
 import type { HistoryEntry } from "../../domain/history";
 import type { Relation } from "../../domain/relation";
 import type { Stats } from "../../domain/stats";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
 import { EmbeddingModelMismatch } from "../model-binding";
 import { migrate } from "./schema";
 import { memoryWhere } from "./filter-sql";
@@ -349,9 +349,11 @@ export class SqliteStore implements MemoryStore {
    * cache (keyword-index.ts, with per-wallet statistics and every filter applied while scoring);
    * inside a transaction and in the few cases it cannot answer, by FTS5 below (fast path, then slow path).
    */
-  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: Float32Array): Promise<TextHit[]> {
+  async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: QueryVector): Promise<TextHit[]> {
     if (terms.length === 0 || limit <= 0) return [];
-    const hits = this.vectors.keywordSearch(userId, terms, filter, limit, now, vector);
+    // without a vector to wait for, the call stays synchronous up to its result (a caller's transaction sees it)
+    const queryVector = vector === undefined || vector instanceof Float32Array ? vector : await vector;
+    const hits = this.vectors.keywordSearch(userId, terms, filter, limit, now, queryVector);
     if (hits) {
       const refs = this.refs(userId, hits);
       return hits.flatMap(({ rowid, score, similarity }) => {
