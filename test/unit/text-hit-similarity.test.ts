@@ -38,6 +38,12 @@ test("keyword hits carry the cosine to the query vector, equal to the stored emb
     expect(hit.similarity).toBeDefined();
     expect(hit.similarity!).toBeCloseTo(cosine(query, stored.get(hit.memory.id)!), 6);
   }
+  // the vector still on its way (recall's query in the embedder): the search runs at once, the cosines follow
+  let deliver: (v: Float32Array) => void = () => {};
+  const later = store.searchText(user, ["friday"], {}, 10, now, new Promise<Float32Array>((resolve) => (deliver = resolve)));
+  await store.softDelete(user, [hits[0]!.memory.id], now); // after the search, before the vector: the hit stays, as searched
+  deliver(query);
+  expect((await later).map((h) => [h.memory.id, h.similarity])).toEqual(hits.map((h) => [h.memory.id, h.similarity]));
   // without a vector (keyword search), or with one of another dimension, no cosine is made up
   expect((await store.searchText(user, ["friday"], {}, 10, now)).every((h) => h.similarity === undefined)).toBe(true);
   expect((await store.searchText(user, ["friday"], {}, 10, now, new Float32Array([1, 2]))).every((h) => h.similarity === undefined)).toBe(true);

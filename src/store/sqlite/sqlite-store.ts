@@ -351,9 +351,11 @@ export class SqliteStore implements MemoryStore {
    */
   async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: QueryVector): Promise<TextHit[]> {
     if (terms.length === 0 || limit <= 0) return [];
-    // without a vector to wait for, the call stays synchronous up to its result (a caller's transaction sees it)
-    const queryVector = vector === undefined || vector instanceof Float32Array ? vector : await vector;
-    const hits = this.vectors.keywordSearch(userId, terms, filter, limit, now, queryVector);
+    // The search runs now, synchronously (a caller's transaction sees it); a vector still on its way
+    // (recall's query, embedded in the worker meanwhile) is awaited for the hits' cosines alone.
+    const ready = vector === undefined || vector instanceof Float32Array ? vector : undefined;
+    const hits = this.vectors.keywordSearch(userId, terms, filter, limit, now, ready);
+    if (hits && vector && !ready) this.vectors.addCosines(userId, hits, await vector);
     if (hits) {
       const refs = this.refs(userId, hits);
       return hits.flatMap(({ rowid, score, similarity }) => {

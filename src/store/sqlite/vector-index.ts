@@ -276,12 +276,19 @@ export class VectorIndex {
     const { hits, matched } = user.keywords.search(tokens, user.size, user.rowidsView(), accept, limit);
     this.lastMatch = { user, version: user.version, tokens, filter: { ...filter }, now, matched };
     for (const hit of hits) hit.ref = user.refOf(hit.rowid);
-    // the cached vectors are at hand: recall needs these cosines and would otherwise read the embeddings from SQLite
-    if (vector && vector.length === this.dimension) {
-      const q = unit(vector);
-      for (const hit of hits) hit.similarity = user.similarity(q, hit.rowid);
-    }
+    if (vector) this.addCosines(userId, hits, vector);
     return hits;
+  }
+
+  /**
+   * Sets each hit's cosine to `vector` from the cached vectors: recall needs these and would otherwise
+   * read the embeddings from SQLite. A hit whose row has no vector (or is no longer cached) gets none.
+   */
+  addCosines(userId: string, hits: KeywordHit[], vector: Float32Array): void {
+    const user = this.users.get(userId);
+    if (!user || vector.length !== this.dimension) return;
+    const q = unit(vector);
+    for (const hit of hits) hit.similarity = user.similarity(q, hit.rowid);
   }
 
   /**
