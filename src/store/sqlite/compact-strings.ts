@@ -13,10 +13,38 @@
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
+/** The values of the slots whose value has no compact form, kept as given. */
+class Verbatim {
+  private readonly bySlot = new Map<number, string>();
+
+  get size(): number {
+    return this.bySlot.size;
+  }
+
+  get(slot: number): string | undefined {
+    return this.bySlot.get(slot);
+  }
+
+  set(slot: number, value: string): void {
+    this.bySlot.set(slot, value);
+  }
+
+  delete(slot: number): void {
+    this.bySlot.delete(slot);
+  }
+
+  /** Slot `to` takes slot `from`'s value, or none. */
+  move(from: number, to: number): void {
+    const value = this.bySlot.get(from);
+    if (value !== undefined) this.bySlot.set(to, value);
+    else this.bySlot.delete(to);
+  }
+}
+
 /** Memory ids by slot: canonical lower-case UUIDs packed as 16 bytes, others as strings. */
 export class IdColumn {
   private packed: Uint8Array;
-  private readonly others = new Map<number, string>();
+  private readonly others = new Verbatim();
 
   constructor(capacity: number) {
     this.packed = new Uint8Array(capacity * 16);
@@ -56,9 +84,7 @@ export class IdColumn {
   /** Copies slot `from` to `to` (the cache fills a hole with its last row). */
   move(from: number, to: number): void {
     this.packed.copyWithin(to * 16, from * 16, from * 16 + 16);
-    const other = this.others.get(from);
-    if (other !== undefined) this.others.set(to, other);
-    else this.others.delete(to);
+    this.others.move(from, to);
   }
 
   /** The slot is vacant now. */
@@ -74,7 +100,7 @@ export class IdColumn {
 
 /** created_at texts by slot, given each slot's instant (Date.parse of the text): only non-canonical texts are kept. */
 export class TimestampColumn {
-  private readonly others = new Map<number, string>();
+  private readonly others = new Verbatim();
 
   set(slot: number, text: string, ms: number): void {
     if (Number.isFinite(ms) && new Date(ms).toISOString() === text) this.others.delete(slot);
@@ -86,9 +112,7 @@ export class TimestampColumn {
   }
 
   move(from: number, to: number): void {
-    const other = this.others.get(from);
-    if (other !== undefined) this.others.set(to, other);
-    else this.others.delete(to);
+    this.others.move(from, to);
   }
 
   clear(slot: number): void {
