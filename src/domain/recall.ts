@@ -60,7 +60,7 @@ export class Recall {
       this.store.getMemories(userId, guessIds, now),
     ]);
     const ranked = [...relationCounts.values()].some((n) => n !== 0) ? kept(candidates.rank(relationCounts)) : guess;
-    const results = await this.materialize(userId, ranked, request.limit, now, request.accept, { ids: guessIds, records: guessRecords });
+    const results = await this.materialize(userId, ranked, request.limit, now, request.accept, new Map(guessRecords.map((m) => [m.id, m])));
     if (request.record_access) await this.store.recordAccess(userId, results.map((r) => r.memory.id), now);
     if (request.include_relations) {
       for (const r of results) r.relations = await this.store.relationsOf(userId, r.memory.id, now);
@@ -72,7 +72,7 @@ export class Recall {
    * The whole records of the best `limit` ranked candidates that `accept` takes, best first. Ranking
    * reads only what scoring needs (MemoryRef); records are read here, for the results alone, in
    * batches of `limit` until enough are accepted (a candidate deleted since it was ranked is skipped).
-   * `read`: the records of some ids read already (getMemories), used when the first batch is those ids.
+   * `read`: records read already (getMemories); only the others are read here.
    */
   async materialize(
     userId: string,
@@ -80,14 +80,13 @@ export class Recall {
     limit: number,
     now: number,
     accept?: (memory: Memory) => boolean,
-    read?: { ids: string[]; records: Memory[] },
+    read: Map<string, Memory> = new Map(),
   ): Promise<RecalledMemory[]> {
     const results: RecalledMemory[] = [];
     for (let from = 0; from < ranked.length && results.length < limit; from += limit) {
       const batch = ranked.slice(from, from + limit);
-      const ids = batch.map((r) => r.memory.id);
-      const reuse = from === 0 && read !== undefined && ids.length === read.ids.length && ids.every((id, i) => id === read.ids[i]);
-      const records = new Map((reuse ? read.records : await this.store.getMemories(userId, ids, now)).map((m) => [m.id, m]));
+      const unread = batch.map((r) => r.memory.id).filter((id) => !read.has(id));
+      const records = unread.length === 0 ? read : new Map([...read, ...(await this.store.getMemories(userId, unread, now)).map((m): [string, Memory] => [m.id, m])]);
       for (const r of batch) {
         const memory = records.get(r.memory.id);
         if (memory && (accept?.(memory) ?? true) && results.length < limit) results.push({ ...r, memory });

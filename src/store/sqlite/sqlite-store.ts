@@ -353,9 +353,8 @@ export class SqliteStore implements MemoryStore {
     if (terms.length === 0 || limit <= 0) return [];
     // The search runs now, synchronously (a caller's transaction sees it); a vector still on its way
     // (recall's query, embedded in the worker meanwhile) is awaited for the hits' cosines alone.
-    const ready = vector === undefined || vector instanceof Float32Array ? vector : undefined;
-    const hits = this.vectors.keywordSearch(userId, terms, filter, limit, now, ready);
-    if (hits && vector && !ready) this.vectors.addCosines(userId, hits, await vector);
+    const hits = this.vectors.keywordSearch(userId, terms, filter, limit, now);
+    if (hits && vector) this.vectors.addCosines(userId, hits, vector instanceof Float32Array ? vector : await vector);
     if (hits) {
       const refs = this.refs(userId, hits);
       return hits.flatMap(({ rowid, score, similarity }) => {

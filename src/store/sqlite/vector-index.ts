@@ -37,8 +37,6 @@ export const vectorIndexCounters = {
   namespaceScans: 0,
   /** searches that needed the second (bound) pass */
   secondPasses: 0,
-  /** rows rescored exactly by second passes */
-  secondPassRows: 0,
   /** searches answered by the SQL scan (inside a transaction, include_deleted, unparsable dates) */
   sqlScans: 0,
   /** users loaded from `memories` (counted when a background load completes) */
@@ -268,7 +266,7 @@ export class VectorIndex {
    * (same rule as vectors), for include_deleted or unparsable filter dates, or when a term is not
    * exactly one word (FTS5 would match it as a phrase).
    */
-  keywordSearch(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: Float32Array): KeywordHit[] | null {
+  keywordSearch(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): KeywordHit[] | null {
     const query = this.keywordQuery(userId, terms, filter, now);
     if (!query) return null;
     const { user, tokens, accept } = query;
@@ -276,7 +274,6 @@ export class VectorIndex {
     const { hits, matched } = user.keywords.search(tokens, user.size, user.rowidsView(), accept, limit);
     this.lastMatch = { user, version: user.version, tokens, filter: { ...filter }, now, matched };
     for (const hit of hits) hit.ref = user.refOf(hit.rowid);
-    if (vector) this.addCosines(userId, hits, vector);
     return hits;
   }
 
@@ -1059,7 +1056,6 @@ class UserVectors {
     const floor = (kth - bound) * unitScale;
     const slots: number[] = [];
     for (let slot = 0; slot < n; slot++) if (approx[slot]! >= floor && (accept === true || accept(slot))) slots.push(slot);
-    vectorIndexCounters.secondPassRows += slots.length;
     found = this.rescore(query, slots);
     return found.slice(0, k);
   }
