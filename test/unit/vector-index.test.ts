@@ -8,12 +8,14 @@
  * (no embedding model). Users below KERNEL_MIN_ROWS rows are answered by the exact JS scan, users from
  * it on by the int8 WASM kernel with exact rescoring; both are exercised, including the second pass.
  *
- * Returned ids must equal the reference exactly. The index keeps unit vectors in f32: each of its cosines
- * is within 2^-24 (Cauchy–Schwarz over the per-component rounding) of the f64 one, so two rows whose
- * reference distances differ by less than 2 · 2^-24 ≈ 1.2e-7 cannot be ranked reliably. A query whose
- * reference ranking (up to k) has such a near-tie is redrawn (SEPARATION, with a 2x margin). Exact ties
- * (identical or power-of-two-scaled embeddings, zero vectors) are kept: the index must break them by
- * rowid, as the reference does.
+ * The index ranks by the cosine with each row's 16-bit fixed-point direction (fixed-point.ts: x_i =
+ * round(v_i · 32767 / max|v|), direction x / ‖x‖). The reference models that representation here, from
+ * its documented definition, and ranks by it in f64; returned ids must equal its ranking exactly.
+ * Float rounding still separates the two computations by ~1e-15, and the int8 rounding slack by less
+ * than 1e-5 of bound: a query whose reference ranking (up to k) has two distinct distances closer than
+ * SEPARATION is redrawn. Exact ties (identical or power-of-two-scaled embeddings, zero vectors) are
+ * kept: the index must break them by rowid, as the reference does. Every returned similarity is also
+ * checked against the true f64 cosine, within the bound fixed-point.ts documents.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { prng } from "../../scripts/bench/synthetic";
@@ -37,10 +39,12 @@ const RELOAD_AT = 0.25 * 4096;
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const NOW = Date.parse("2025-06-01T00:00:00.000Z");
-/** Reference distances closer than this (but not equal) are float32 near-ties: such queries are redrawn. */
+/** Reference distances closer than this (but not equal) are float near-ties: such queries are redrawn. */
 const SEPARATION = 2.5e-7;
-/** Returned similarity vs reference cosine. */
+/** Returned similarity vs the reference's fixed-point cosine. */
 const TOLERANCE = 1e-6;
+/** fixed-point.ts: components are rounded at this full scale. */
+const FULL_SCALE = 32767;
 const KS = [1, 3, 10, 50, 200, 5000] as const;
 
 const SMALL = "user-small"; // ~400 rows: exact scan
@@ -118,27 +122,42 @@ function makeMemory(userId: string, over: Partial<Memory> = {}): Memory {
 interface Expected {
   id: string;
   rowid: number;
+  /** 1 − the cosine with the row's fixed-point direction (what the index ranks by) */
   distance: number;
+  /** 1 − the f64 cosine with the row's own vector */
+  trueDistance: number;
+  /** how far the two may be apart: √dim · max|v_i| / (32767 ‖v‖) */
+  bound: number;
+}
+
+/** The row's direction in the index's 16-bit fixed point: round(v_i · 32767 / max|v|) (zero stays zero). */
+function fixedPoint(vector: Float32Array): number[] {
+  const max = Math.max(...Array.from(vector, Math.abs));
+  return Array.from(vector, (x) => (max > 0 ? Math.round((x * FULL_SCALE) / max) : 0));
+}
+
+function cosineOf(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    aa += a[i]! * a[i]!;
+    bb += b[i]! * b[i]!;
+  }
+  return aa === 0 || bb === 0 ? 0 : dot / (Math.sqrt(aa) * Math.sqrt(bb));
 }
 
 const matches = matchesFilter;
 
 /** Every matching row of the user, nearest first (ties by rowid). Rows of another dimension never match. */
 function reference(rows: Model, userId: string, query: Float32Array, filter: MemoryFilter, now: number): Expected[] {
-  let qq = 0;
-  for (const x of query) qq += x * x;
-  const qn = Math.sqrt(qq);
   const out: Expected[] = [];
   for (const { memory, rowid, vector } of rows.values()) {
     if (memory.user_id !== userId || vector.length !== query.length || !matches(memory, filter, now)) continue;
-    let dot = 0;
-    let vv = 0;
-    for (let i = 0; i < vector.length; i++) {
-      dot += query[i]! * vector[i]!;
-      vv += vector[i]! * vector[i]!;
-    }
-    const cosine = qn === 0 || vv === 0 ? 0 : dot / (qn * Math.sqrt(vv));
-    out.push({ id: memory.id, rowid, distance: 1 - cosine });
+    const norm = Math.hypot(...vector);
+    const bound = norm === 0 ? 0 : (Math.sqrt(vector.length) * Math.max(...Array.from(vector, Math.abs))) / (FULL_SCALE * norm);
+    out.push({ id: memory.id, rowid, distance: 1 - cosineOf(query, fixedPoint(vector)), trueDistance: 1 - cosineOf(query, vector), bound });
   }
   return out.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid);
 }
@@ -173,8 +192,12 @@ async function expectNearest(
   const got = await store.nearest(userId, query, filter, k, now);
   expect({ label, ids: got.map((h) => h.memory.id) }).toEqual({ label, ids: want.map((e) => e.id) });
   let worst = 0;
-  got.forEach((hit, i) => (worst = Math.max(worst, Math.abs(hit.similarity - (1 - want[i]!.distance)))));
-  expect(worst).toBeLessThan(TOLERANCE);
+  let beyondBound = 0;
+  got.forEach((hit, i) => {
+    worst = Math.max(worst, Math.abs(hit.similarity - (1 - want[i]!.distance)));
+    beyondBound = Math.max(beyondBound, Math.abs(hit.similarity - (1 - want[i]!.trueDistance)) - want[i]!.bound - TOLERANCE);
+  });
+  expect({ label, worst: worst < TOLERANCE, beyondBound: beyondBound <= 0 }).toEqual({ label, worst: true, beyondBound: true });
   return full.length;
 }
 

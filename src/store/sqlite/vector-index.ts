@@ -4,6 +4,7 @@ import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
 import { kernelFor, type GatherFn, type Kernel, type ScoreFn } from "./vector-kernel";
 import { IdColumn, TimestampColumn } from "./compact-strings";
+import { fixedPointCosine, fixedPointUnit, toFixedPoint } from "./fixed-point";
 import { keywordIndexCounters, queryTokens, WalletKeywords, type KeywordHit, type SlotFilter } from "./keyword-index";
 
 export interface Neighbour {
@@ -15,7 +16,7 @@ export interface Neighbour {
 }
 
 export interface VectorIndexOptions {
-  /** Rows kept in memory across all users; least recently searched users are dropped beyond it (default 1,000,000: ~730 MB at 100-d by the cache's own accounting, ~740 MB more anonymous memory measured, README › Performance). */
+  /** Rows kept in memory across all users; least recently searched users are dropped beyond it (default 1,000,000: ~540 MB at 100-d by the cache's own accounting, ~535 MB more anonymous memory measured, README › Performance). */
   maxCachedRows?: number;
   /**
    * Users with at most this many active rows are loaded synchronously on their first search
@@ -88,7 +89,7 @@ interface Loading {
  * (Latin-1) character, an array slot 8, a Map entry ~48, a small Int32Array ~72 plus its data.
  */
 export interface CacheBytes {
-  /** unit f32 vectors */
+  /** unit vectors in 16-bit fixed point and their factors (fixed-point.ts) */
   vectors: number;
   /** the WebAssembly memory of the int8 copy (rows, scales, scores scratch) */
   int8: number;
@@ -134,10 +135,11 @@ const ROW_COLUMNS = `rowid, id, user_id, embedding, content, namespace, session_
  * applied while scanning (so k results come back whenever k rows match).
  *
  * The `memories` table stays the only source of truth; this is a cache derived from its committed
- * rows. A user's vectors are loaded on their first search into a per-user matrix: unit f32 vectors
- * plus, from KERNEL_MIN_ROWS rows on, an int8 copy (per-row scale) that a WebAssembly SIMD kernel
- * scans in one pass. The int8 scores pick candidates and a proven bound on their quantization error
- * decides how many to rescore in f32 so the top k are exactly the top k by f32 cosine.
+ * rows. A user's vectors are loaded on their first search into a per-user matrix: unit vectors in
+ * 16-bit fixed point (fixed-point.ts: the cosine every search of this engine ranks by, within 3e-4
+ * of the f32 one) plus, from KERNEL_MIN_ROWS rows on, an int8 copy (per-row scale) that a WebAssembly
+ * SIMD kernel scans in one pass. The int8 scores pick candidates and a proven bound on their
+ * quantization error decides how many to rescore, so the top k are exactly the top k by that cosine.
  *
  * Consistency: `upsert`/`remove` are called inside the store's write transactions, which may roll
  * back, so they only mark the row as pending; before the next search outside a transaction every
@@ -253,9 +255,10 @@ export class VectorIndex {
       .query(`select m.rowid, m.embedding from memories m where m.rowid in (${own}) and ${where.sql}`)
       .values(userId, ...where.params) as [number, Uint8Array][];
     const found: Neighbour[] = [];
+    const fixed = new Int16Array(query.length);
     for (const [rowid, blob] of rows) {
       const v = asFloats(blob);
-      if (v.length === query.length) found.push({ rowid, distance: 1 - cosineWithUnit(query, v) });
+      if (v.length === query.length) found.push({ rowid, distance: 1 - fixedPointCosine(query, fixed, 0, toFixedPoint(v, fixed, 0)) });
     }
     return found.sort(byDistance).slice(0, k);
   }
@@ -626,16 +629,6 @@ function unit(vector: Float32Array): Float64Array {
   return out;
 }
 
-function cosineWithUnit(query: Float64Array, v: Float32Array): number {
-  let dot = 0;
-  let norm = 0;
-  for (let i = 0; i < v.length; i++) {
-    dot += query[i]! * v[i]!;
-    norm += v[i]! * v[i]!;
-  }
-  return norm === 0 ? 0 : dot / Math.sqrt(norm);
-}
-
 /** One user's active rows: unit vectors, their int8 copy (large users), the filter columns and the keyword index. */
 class UserVectors {
   readonly keywords: WalletKeywords;
@@ -652,7 +645,11 @@ class UserVectors {
   private accessCount: Float64Array;
   /** interned ids → strings (memory types) */
   private readonly names: string[] = [];
-  private vectors: Float32Array;
+  /** unit vectors in 16-bit fixed point, `dim` per slot, and each row's factor 1/‖x‖ (fixed-point.ts) */
+  private vectors: Int16Array;
+  private factors: Float64Array;
+  /** scratch: one row's unit direction, for the int8 copy */
+  private readonly unitRow: Float32Array;
   private namespace: Int32Array;
   private session: Int32Array;
   private agent: Int32Array;
@@ -692,7 +689,9 @@ class UserVectors {
     this.rowids = new Float64Array(this.capacity);
     this.importance = new Float64Array(this.capacity);
     this.accessCount = new Float64Array(this.capacity);
-    this.vectors = new Float32Array(this.capacity * dim);
+    this.vectors = new Int16Array(this.capacity * dim);
+    this.factors = new Float64Array(this.capacity);
+    this.unitRow = new Float32Array(dim);
     this.namespace = new Int32Array(this.capacity);
     this.session = new Int32Array(this.capacity);
     this.agent = new Int32Array(this.capacity);
@@ -716,7 +715,7 @@ class UserVectors {
     for (const set of this.tagSets.values()) tags += 72 + set.byteLength;
     const strings = this.ids.bytes() + this.createdAt.bytes();
     return {
-      vectors: this.vectors.byteLength,
+      vectors: this.vectors.byteLength + this.factors.byteLength,
       int8: this.quantized?.bytes() ?? 0,
       columns: columns.reduce((sum, column) => sum + column.byteLength, 0),
       tags,
@@ -780,11 +779,12 @@ class UserVectors {
     this.ids.set(slot, row.id);
     this.importance[slot] = row.importance;
     this.accessCount[slot] = row.access_count;
-    let norm = 0;
-    if (vector) for (let i = 0; i < this.dim; i++) norm += embedding[i]! * embedding[i]!;
-    norm = Math.sqrt(norm);
     const base = slot * this.dim;
-    for (let i = 0; i < this.dim; i++) this.vectors[base + i] = norm > 0 ? embedding[i]! / norm : 0;
+    if (vector) this.factors[slot] = toFixedPoint(embedding, this.vectors, base);
+    else {
+      this.vectors.fill(0, base, base + this.dim);
+      this.factors[slot] = 0;
+    }
     this.hasVector[slot] = vector ? 1 : 0;
     if (!vector) this.vectorless++;
     this.keywords.put(slot, row.content, replacing, this.size);
@@ -804,7 +804,7 @@ class UserVectors {
       if (!set) this.tagSets.set(row.tags!, (set = Int32Array.from(tags, (t) => this.intern(String(t)))));
       this.tags[slot] = set;
     }
-    if (this.quantized) this.quantized.set(slot, this.vectors.subarray(base, base + this.dim));
+    if (this.quantized) this.quantized.set(slot, this.unitOf(slot));
     else if (this.size >= KERNEL_MIN_ROWS && this.dim > 0) this.quantize();
   }
 
@@ -825,6 +825,7 @@ class UserVectors {
       this.importance[slot] = this.importance[last]!;
       this.accessCount[slot] = this.accessCount[last]!;
       this.vectors.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
+      this.factors[slot] = this.factors[last]!;
       this.namespace[slot] = this.namespace[last]!;
       this.session[slot] = this.session[last]!;
       this.agent[slot] = this.agent[last]!;
@@ -862,7 +863,7 @@ class UserVectors {
 
   private grow(): void {
     const capacity = Math.max(this.capacity + 16, Math.ceil(this.capacity * GROWTH));
-    const widen = <T extends Float64Array | Float32Array | Int32Array | Uint8Array>(old: T, make: (n: number) => T, per = 1): T => {
+    const widen = <T extends Float64Array | Int32Array | Int16Array | Uint8Array>(old: T, make: (n: number) => T, per = 1): T => {
       const next = make(capacity * per);
       next.set(old);
       return next;
@@ -870,7 +871,8 @@ class UserVectors {
     this.rowids = widen(this.rowids, (n) => new Float64Array(n));
     this.importance = widen(this.importance, (n) => new Float64Array(n));
     this.accessCount = widen(this.accessCount, (n) => new Float64Array(n));
-    this.vectors = widen(this.vectors, (n) => new Float32Array(n), this.dim);
+    this.vectors = widen(this.vectors, (n) => new Int16Array(n), this.dim);
+    this.factors = widen(this.factors, (n) => new Float64Array(n));
     this.namespace = widen(this.namespace, (n) => new Int32Array(n));
     this.session = widen(this.session, (n) => new Int32Array(n));
     this.agent = widen(this.agent, (n) => new Int32Array(n));
@@ -887,7 +889,12 @@ class UserVectors {
 
   private quantize(): void {
     this.quantized = new Quantized(kernelFor(Math.ceil(this.dim / 8) * 8), this.dim, this.capacity);
-    for (let slot = 0; slot < this.size; slot++) this.quantized.set(slot, this.vectors.subarray(slot * this.dim, (slot + 1) * this.dim));
+    for (let slot = 0; slot < this.size; slot++) this.quantized.set(slot, this.unitOf(slot));
+  }
+
+  /** The row's unit direction as the fixed-point form holds it (in a scratch array: use before the next call). */
+  private unitOf(slot: number): Float32Array {
+    return fixedPointUnit(this.vectors, slot * this.dim, this.factors[slot]!, this.unitRow);
   }
 
   /** Counts changes of the rows (a search's memo of its match count holds within one version). */
@@ -991,12 +998,7 @@ class UserVectors {
   }
 
   private exact(query: Float64Array, slot: number): number {
-    const v = this.vectors;
-    const dim = this.dim;
-    const base = slot * dim;
-    let dot = 0;
-    for (let i = 0; i < dim; i++) dot += query[i]! * v[base + i]!;
-    return dot;
+    return fixedPointCosine(query, this.vectors, slot * this.dim, this.factors[slot]!);
   }
 
   nearest(vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] {
