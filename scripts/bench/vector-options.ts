@@ -100,14 +100,14 @@ interface Row {
   note: string;
 }
 const rows: Row[] = [];
-function measure(option: string, build: string, search: (q: Float32Array, i: number) => number[], expected = truth, note = "", reps = Q): void {
-  for (let i = 0; i < Math.min(20, reps); i++) search(queries[i]!, i);
+async function measure(option: string, build: string, search: (q: Float32Array, i: number) => number[] | Promise<number[]>, expected = truth, note = "", reps = Q): Promise<void> {
+  for (let i = 0; i < Math.min(20, reps); i++) await search(queries[i]!, i);
   const times: number[] = [];
   let hits = 0;
   let wanted = 0;
   for (let i = 0; i < reps; i++) {
     const t = performance.now();
-    const got = search(queries[i]!, i);
+    const got = await search(queries[i]!, i);
     times.push(performance.now() - t);
     const want = new Set(expected[i]);
     wanted += want.size;
@@ -122,10 +122,10 @@ function measure(option: string, build: string, search: (q: Float32Array, i: num
 // --- the current index -------------------------------------------------------------------------
 const index = (store as unknown as { vectors: VectorIndex }).vectors;
 let t = performance.now();
-index.nearest(userId, queries[0]!, {}, K, now);
+await index.nearest(userId, queries[0]!, {}, K, now);
 const loadMs = performance.now() - t;
 const before = vectorIndexCounters.secondPasses;
-measure("VectorIndex.nearest (int8 WASM SIMD scan + exact f32 rescoring)", `lazy load ${loadMs.toFixed(0)} ms`, (q) => index.nearest(userId, q, {}, K, now).map((r) => r.rowid));
+await measure("VectorIndex.nearest (int8 WASM SIMD scan + 16-bit rescoring)", `lazy load ${loadMs.toFixed(0)} ms`, async (q) => (await index.nearest(userId, q, {}, K, now)).map((r) => r.rowid));
 const second = vectorIndexCounters.secondPasses - before;
 rows.at(-1)!.note = `exact (certified); second pass in ${second}/${Q} queries`;
 const filters: [string, MemoryFilter, (i: number) => boolean][] = [
@@ -135,10 +135,10 @@ const filters: [string, MemoryFilter, (i: number) => boolean][] = [
 ];
 for (const [label, filter, accept] of filters) {
   const expected = label.startsWith("namespace") ? nsTruth : queries.map((q) => exactTop(q, accept));
-  measure(`VectorIndex.nearest, ${label}`, "", (q) => index.nearest(userId, q, filter, K, now).map((r) => r.rowid), expected, "filter applied in the scan");
+  await measure(`VectorIndex.nearest, ${label}`, "", async (q) => (await index.nearest(userId, q, filter, K, now)).map((r) => r.rowid), expected, "filter applied in the scan");
 }
-// SqliteStore does its work synchronously inside the async call: timing the call is timing the work.
-measure("SqliteStore.nearest (index + fetch of the 40 rows)", "", (q) => (void store.nearest(userId, q, {}, K, now), []), truth, "includes the SELECT of the 40 rows and JSON.parse", 100);
+// SqliteStore.nearest awaited: the index's work plus the refs of the 40 rows
+await measure("SqliteStore.nearest (index + fetch of the 40 rows)", "", async (q) => (await store.nearest(userId, q, {}, K, now), []), truth, "includes the SELECT of the 40 rows and JSON.parse", 100);
 rows.at(-1)!.recall = NaN;
 
 // --- plain JS f32 scan ---------------------------------------------------------------------------
@@ -167,7 +167,7 @@ function jsScan(q: Float32Array): number[] {
   }
   return best.sort((x, y) => y[0] - x[0] || x[1] - y[1]).slice(0, K).map((x) => x[1]);
 }
-measure("JS f32 brute force (Float32Array, unrolled dot, running top-k)", "none", jsScan, truth, "no filter", 100);
+await measure("JS f32 brute force (Float32Array, unrolled dot, running top-k)", "none", jsScan, truth, "no filter", 100);
 
 // --- sqlite-vec ----------------------------------------------------------------------------------
 let sqliteVec: { load(db: Database): void } | null = null;
@@ -192,16 +192,16 @@ if (sqliteVec) {
   })();
   const buildMs = performance.now() - t;
   const knn = db.query("select rowid, distance from v where embedding match ? and k = ? and user_id = ? and expires_at > ?");
-  measure("sqlite-vec vec0 KNN (previous index)", `insert ${(buildMs / 1000).toFixed(1)} s`, (q) => (knn.all(q, K, userId, now) as { rowid: number }[]).map((r) => r.rowid), truth, "", 50);
+  await measure("sqlite-vec vec0 KNN (previous index)", `insert ${(buildMs / 1000).toFixed(1)} s`, (q) => (knn.all(q, K, userId, now) as { rowid: number }[]).map((r) => r.rowid), truth, "", 50);
   const knnNs = db.query("select rowid, distance from v where embedding match ? and k = ? and user_id = ? and expires_at > ? and namespace = ?");
-  measure("sqlite-vec vec0 KNN, namespace = work", "", (q) => (knnNs.all(q, K, userId, now, "work") as { rowid: number }[]).map((r) => r.rowid), nsTruth, "", 50);
+  await measure("sqlite-vec vec0 KNN, namespace = work", "", (q) => (knnNs.all(q, K, userId, now, "work") as { rowid: number }[]).map((r) => r.rowid), nsTruth, "", 50);
   db.exec("create table plain (rowid integer primary key, embedding blob)");
   const ins = db.query("insert into plain values (?, ?)");
   db.transaction(() => {
     for (let i = 0; i < N; i++) ins.run(i + 1, matrix.subarray(i * dim, (i + 1) * dim));
   })();
   const scan = db.query("select rowid, vec_distance_cosine(embedding, ?) as d from plain order by d limit ?");
-  measure("SQL exact scan with vec_distance_cosine (previous fallback)", "none", (q) => (scan.all(q, K) as { rowid: number }[]).map((r) => r.rowid), truth, "", 30);
+  await measure("SQL exact scan with vec_distance_cosine (previous fallback)", "none", (q) => (scan.all(q, K) as { rowid: number }[]).map((r) => r.rowid), truth, "", 30);
   db.close();
 }
 
@@ -217,9 +217,9 @@ if (args.usearch) {
     hnsw.add(keys, matrix, 1);
     const buildS = (performance.now() - t) / 1000;
     const setting = expansion ? `M=16, ef=${expansion}` : "M=16, defaults";
-    measure(`usearch HNSW ${quantization} (${setting})`, `build ${buildS.toFixed(1)} s (1 thread)`, (q) => Array.from(hnsw.search(q, K, 1).keys, Number), truth, "no filter support in the JS API");
+    await measure(`usearch HNSW ${quantization} (${setting})`, `build ${buildS.toFixed(1)} s (1 thread)`, (q) => Array.from(hnsw.search(q, K, 1).keys, Number), truth, "no filter support in the JS API");
     const accept = (i: number) => memories[i - 1]!.namespace === "work";
-    measure(`usearch HNSW ${quantization} (${setting}), namespace = work by post-filter of top 160`, "", (q) => Array.from(hnsw.search(q, 4 * K, 1).keys, Number).filter(accept).slice(0, K), nsTruth, "fewer than k when the filter is selective");
+    await measure(`usearch HNSW ${quantization} (${setting}), namespace = work by post-filter of top 160`, "", (q) => Array.from(hnsw.search(q, 4 * K, 1).keys, Number).filter(accept).slice(0, K), nsTruth, "fewer than k when the filter is selective");
   }
 }
 

@@ -28,7 +28,9 @@ import { newMemory, type Memory, type MemoryType } from "../../src/domain/memory
 import type { MemoryFilter, StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-index";
-import { kernelFor, referenceGather, referenceScores } from "../../src/store/sqlite/vector-kernel";
+import { KERNEL_MAX_PAGES, kernelFor, referenceGather, referenceScores } from "../../src/store/sqlite/vector-kernel";
+import { LAYOUT_WORDS, scanThread, withLayoutLock } from "../../src/store/sqlite/scan-thread";
+import { fixedPointCosine, toFixedPoint } from "../../src/store/sqlite/fixed-point";
 
 const D = 20; // not a multiple of 8: the kernel's zero padding is exercised too
 const MODEL = { id: "test-random-vectors", dimension: D };
@@ -337,7 +339,8 @@ let store: SqliteStore;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "engram-vector-index-"));
-  store = new SqliteStore(dir);
+  // BIG's unfiltered searches go to the scan thread (by default only wallets of 16,384 rows do)
+  store = new SqliteStore(dir, { vectorIndex: { offloadMinRows: KERNEL_MIN_ROWS } });
   await store.bindEmbeddingModel(MODEL);
   // rows embedded at another dimension (a model change in progress) are never returned
   const otherDimension = () => gaussVector(D + 4);
@@ -366,6 +369,7 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
     }
     expect(vectorIndexCounters.searches).toBeGreaterThan(before.searches);
     expect(vectorIndexCounters.secondPasses).toBeGreaterThan(before.secondPasses);
+    expect(vectorIndexCounters.offloadedScans).toBeGreaterThan(before.offloadedScans); // BIG's, by the scan thread
     expect(vectorIndexCounters.sqlScans).toBe(before.sqlScans); // answered from the cache, not SQL
   });
 
@@ -766,7 +770,7 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
           full = reference(model, c.userId, query, c.filter, c.now);
         }
         const label = describeCase(c.userId, c.filter, c.k, c.now, `budget #${i}`);
-        const got = index.nearest(c.userId, query, c.filter, c.k, c.now);
+        const got = await index.nearest(c.userId, query, c.filter, c.k, c.now);
         expect({ label, ids: got.map((n) => byRowid.get(n.rowid)) }).toEqual({ label, ids: full.slice(0, c.k).map((e) => e.id) });
         const cached = index.cached();
         expect(cached.rows).toBeLessThanOrEqual(Math.max(budget, liveRows(model, c.userId).length + 10));
@@ -774,6 +778,38 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
       expect(vectorIndexCounters.loads - loads).toBeGreaterThan(users.length); // users were evicted and loaded again
     } finally {
       db.close();
+    }
+  });
+
+  // last: it draws from the shared seeded stream, and the tests above expect theirs unchanged
+  test("the scan thread's answer is dropped when the wallet's rows change while it scans: the search answers for the rows as changed", async () => {
+    const before = { ...vectorIndexCounters };
+    for (let round = 0; round < 5; round++) {
+      const query = queryVector(model, BIG);
+      const first = store.nearest(BIG, query, {}, 10, NOW); // in flight on the scan thread
+      // a write and a search that applies it to the cache (the first search's rows change under it)
+      const row = pick(liveRows(model, BIG));
+      updateSync(store, model, row.memory.id, {}, around(query, 0.001));
+      const second = await store.nearest(BIG, query, {}, 10, NOW);
+      const want = reference(model, BIG, query, {}, NOW).slice(0, 10).map((e) => e.id);
+      expect((await first).map((h) => h.memory.id)).toEqual(want);
+      expect(second.map((h) => h.memory.id)).toEqual(want);
+      expect(want).toContain(row.memory.id); // the moved row is among the nearest now
+    }
+    expect(vectorIndexCounters.offloadDiscards - before.offloadDiscards).toBe(5);
+    // rows added while the thread scans make the wallet's arrays grow: the kernel memory's areas move
+    // (under its layout lock; the thread refuses a scan asked under the old layout, or its answer is dropped)
+    for (let round = 0; round < 3; round++) {
+      const query = queryVector(model, BIG);
+      const first = store.nearest(BIG, query, {}, 10, NOW);
+      const added = randomItems(BIG, 600, () => around(query, 0.002));
+      void store.insertMemories(stored(added)); // committed before it returns its promise
+      record(dbOf(store), model, added);
+      const second = await store.nearest(BIG, query, {}, 10, NOW);
+      const want = reference(model, BIG, query, {}, NOW).slice(0, 10).map((e) => e.id);
+      expect((await first).map((h) => h.memory.id)).toEqual(want);
+      expect(second.map((h) => h.memory.id)).toEqual(want);
+      expect(want.filter((id) => added.some((a) => a.memory.id === id)).length).toBeGreaterThan(5); // the new rows are among the nearest
     }
   });
 });
@@ -790,7 +826,7 @@ describe("vector kernel", () => {
       const outAt = scalesAt + 4 * n;
       const refAt = outAt + 4 * n;
       const rowsAt = refAt + 4 * n;
-      const memory = new WebAssembly.Memory({ initial: Math.ceil((rowsAt + n * stride) / 65536) });
+      const memory = new WebAssembly.Memory({ initial: Math.ceil((rowsAt + n * stride) / 65536), maximum: KERNEL_MAX_PAGES, shared: true });
       const q = new Int16Array(memory.buffer, 0, stride);
       for (let i = 0; i < stride; i++) q[i] = Math.round((local() * 2 - 1) * queryMax);
       q[0] = queryMax; // extremes: the sum must stay inside int32
@@ -817,7 +853,7 @@ describe("vector kernel", () => {
       const queryBytes = Math.ceil((stride * 2) / 16) * 16;
       const [scalesAt, slotsAt, outAt, refAt] = [queryBytes, queryBytes + 4 * n, queryBytes + 8 * n, queryBytes + 12 * n];
       const rowsAt = refAt + 4 * n;
-      const memory = new WebAssembly.Memory({ initial: Math.ceil((rowsAt + n * stride) / 65536) });
+      const memory = new WebAssembly.Memory({ initial: Math.ceil((rowsAt + n * stride) / 65536), maximum: KERNEL_MAX_PAGES, shared: true });
       const q = new Int16Array(memory.buffer, 0, stride);
       for (let i = 0; i < stride; i++) q[i] = Math.round((local() * 2 - 1) * 1000);
       const rows = new Int8Array(memory.buffer, rowsAt, n * stride);
@@ -833,6 +869,54 @@ describe("vector kernel", () => {
       scores(0, rowsAt, n, scalesAt, refAt); // every row in order: the listed ones score the same
       const all = new Float32Array(memory.buffer, refAt, n);
       expect(out).toEqual(Array.from(listed, (slot) => all[slot]!));
+    }
+  });
+
+  test("the scan thread answers the k nearest of the shared columns under the empty filter, and refuses a scan asked under an older layout without writing", async () => {
+    const local = prng(9);
+    const [dim, stride, n, k, want] = [20, 24, 3000, 10, 74];
+    const now = 1_000;
+    const queryAt = LAYOUT_WORDS.bytes;
+    const scalesAt = queryAt + 2 * 64;
+    const scoresAt = scalesAt + 4 * n;
+    const rowsAt = scoresAt + 4 * n;
+    const memory = new WebAssembly.Memory({ initial: Math.ceil((rowsAt + n * stride) / 65536), maximum: KERNEL_MAX_PAGES, shared: true });
+    const rows = new Int8Array(memory.buffer, rowsAt, n * stride);
+    for (let i = 0; i < rows.length; i++) rows[i] = Math.round((local() * 2 - 1) * 127);
+    new Float32Array(memory.buffer, scalesAt, n).fill(0); // every first-pass score 0: within the bound below of any cosine
+    const sab = <T,>(Type: { new (b: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, length: number) => new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT));
+    const columns = { vectors: sab(Int16Array, n * dim), factors: sab(Float64Array, n), rowids: sab(Float64Array, n), expires: sab(Float64Array, n), hasVector: sab(Uint8Array, n) };
+    const randomUnit = () => Float64Array.from({ length: dim }, () => local() * 2 - 1);
+    for (let slot = 0; slot < n; slot++) {
+      columns.factors[slot] = toFixedPoint(randomUnit(), columns.vectors, slot * dim);
+      columns.rowids[slot] = 10 * (n - slot); // not the slot order: ties must break by rowid
+      columns.expires[slot] = local() < 0.1 ? now : Infinity; // expired exactly at now
+      columns.hasVector[slot] = local() < 0.05 ? 0 : 1;
+    }
+    const unit = (() => {
+      const v = randomUnit();
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    })();
+    // bound 2: every accepted row can still beat the k-th, so the second pass rescores them all
+    const request = (generation: number, filter: boolean) => ({
+      stride, query: new Int16Array(stride).fill(100), unit, unitScale: 1, bound: 2, n, k, want, filter, now, columns,
+      at: { generation, query: queryAt, scales: scalesAt, scores: scoresAt, rows: rowsAt },
+    });
+    const scores = new Float32Array(memory.buffer, scoresAt, n);
+    scores.fill(-7);
+    withLayoutLock(memory, () => {}); // the areas "moved" once: generation 1
+    expect(await scanThread.scan(memory, request(0, true))).toBeNull();
+    expect(scores.every((x) => x === -7)).toBe(true); // nothing written under the old layout
+    for (const filter of [true, false]) {
+      const want = [...Array(n).keys()]
+        .filter((slot) => !filter || (columns.expires[slot]! > now && columns.hasVector[slot] === 1))
+        .map((slot) => ({ rowid: columns.rowids[slot]!, distance: 1 - fixedPointCosine(unit, columns.vectors, slot * dim, columns.factors[slot]!) }))
+        .sort((a, b) => a.distance - b.distance || a.rowid - b.rowid)
+        .slice(0, k);
+      const got = await scanThread.scan(memory, request(1, filter));
+      expect(got).not.toBeNull();
+      expect(Array.from(got!.rowids, (rowid, i) => ({ rowid, distance: got!.distances[i]! }))).toEqual(want);
     }
   });
 });

@@ -419,7 +419,9 @@ export class SqliteStore implements MemoryStore {
   }
 
   async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number, minSimilarity?: number): Promise<VectorHit[]> {
-    const found = this.vectors.nearest(userId, vector, filter, k, now, minSimilarity);
+    const answer = this.vectors.nearest(userId, vector, filter, k, now, minSimilarity);
+    // synchronous answers stay synchronous: a search inside the caller's transaction reads its refs within it
+    const found = Array.isArray(answer) ? answer : await answer;
     const refs = this.refs(userId, found);
     return found.flatMap(({ rowid, distance }) => {
       const memory = refs.get(rowid);

@@ -2,15 +2,14 @@ import type { Database } from "bun:sqlite";
 import type { Memory } from "../../domain/memory";
 import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
-import { kernelFor, type GatherFn, type Kernel, type ScoreFn } from "./vector-kernel";
+import { kernelFor, kernelMemory, type GatherFn, type Kernel, type ScoreFn } from "./vector-kernel";
+import { LAYOUT_WORDS, scanThread, withLayoutLock, type ScanResult, type SharedColumns } from "./scan-thread";
+import { byDistance, exactTopK, rescore, siftDown, siftUp, type Ranked, type RankedRows } from "./top-k";
 import { IdColumn, TimestampColumn } from "./compact-strings";
 import { fixedPointCosine, fixedPointUnit, toFixedPoint } from "./fixed-point";
 import { keywordIndexCounters, queryTokens, WalletKeywords, type KeywordHit, type SlotFilter } from "./keyword-index";
 
-export interface Neighbour {
-  rowid: number;
-  /** cosine distance, 1 - cosine similarity */
-  distance: number;
+export interface Neighbour extends Ranked {
   /** what ranking reads of the row (committed state: no pending access bumps), when the cache answered */
   ref?: MemoryRef;
 }
@@ -26,6 +25,11 @@ export interface VectorIndexOptions {
   syncLoadMaxRows?: number;
   /** Rows read per chunk of a background load, i.e. per event-loop turn (default 1,024, ~15 ms at 100-d). */
   loadChunkRows?: number;
+  /**
+   * Wallets with at least this many rows have their unfiltered top-k scans run by the scan thread
+   * (scan-thread.ts) while the main thread serves other requests (default OFFLOAD_MIN_ROWS).
+   */
+  offloadMinRows?: number;
 }
 
 /** Process-wide counters, for benchmarks and diagnostics. */
@@ -38,6 +42,10 @@ export const vectorIndexCounters = {
   namespaceScans: 0,
   /** searches that needed the second (bound) pass */
   secondPasses: 0,
+  /** searches whose scan and first pass the scan thread ran */
+  offloadedScans: 0,
+  /** of those, answers dropped because the wallet's rows changed meanwhile (the search ran again on the main thread) */
+  offloadDiscards: 0,
   /** searches answered by the SQL scan (inside a transaction, include_deleted, unparsable dates) */
   sqlScans: 0,
   /** users loaded from `memories` (counted when a background load completes) */
@@ -56,6 +64,11 @@ export const vectorIndexCounters = {
 
 /** Users with fewer rows are searched with a plain exact scan; from this size on with the int8 SIMD kernel. */
 const KERNEL_MIN_ROWS = 2048;
+/**
+ * From this many rows on, a wallet's unfiltered top-k scans go to the scan thread. Below it, the
+ * message round trip costs the main thread about what the scan would.
+ */
+const OFFLOAD_MIN_ROWS = 16_384;
 /** Candidates rescored exactly in the first pass: k + max(MIN_EXTRA_CANDIDATES, k). */
 const MIN_EXTRA_CANDIDATES = 64;
 /** Slack for float rounding in the quantization bound (cosine units). */
@@ -175,6 +188,7 @@ export class VectorIndex {
   private readonly maxCachedRows: number;
   private readonly syncLoadMaxRows: number;
   private readonly loadChunkRows: number;
+  private readonly offloadMinRows: number;
 
   constructor(
     private readonly db: Database,
@@ -183,6 +197,7 @@ export class VectorIndex {
     this.maxCachedRows = options.maxCachedRows ?? 1_000_000;
     this.syncLoadMaxRows = options.syncLoadMaxRows ?? 4_096;
     this.loadChunkRows = Math.max(1, options.loadChunkRows ?? 1_024);
+    this.offloadMinRows = options.offloadMinRows ?? OFFLOAD_MIN_ROWS;
   }
 
   create(dimension: number): void {
@@ -217,9 +232,11 @@ export class VectorIndex {
 
   /**
    * The k nearest active rows of the user under the filter, nearest first (ties by rowid). With
-   * `min`, rows whose cosine is below it may be left out (see MemoryStore.nearest).
+   * `min`, rows whose cosine is below it may be left out (see MemoryStore.nearest). A promise only
+   * when the scan thread answers (a large wallet, unfiltered); every other answer is computed before
+   * returning, so a search inside the caller's transaction reads within it.
    */
-  nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] {
+  nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] | Promise<Neighbour[]> {
     if (k <= 0 || this.dimension === 0 || vector.length !== this.dimension) return [];
     // Inside a write transaction the cache may not reflect what this connection sees; deleted rows are not cached.
     if (this.db.inTransaction || filter.include_deleted || !cacheable(filter)) {
@@ -238,9 +255,8 @@ export class VectorIndex {
       return this.nearestExact(userId, vector, filter, k, now);
     }
     vectorIndexCounters.searches++;
-    const found = user.nearest(vector, filter, k, now, min);
-    for (const neighbour of found) neighbour.ref = user.refOf(neighbour.rowid);
-    return found;
+    if (user.size >= this.offloadMinRows && min === -Infinity) return user.nearestOffloaded(vector, filter, k, now);
+    return user.withRefs(user.nearest(vector, filter, k, now, min));
   }
 
   /** The reference answer: an exact scan of the user's rows in SQLite with the filter as SQL. */
@@ -612,11 +628,14 @@ function cacheable(filter: MemoryFilter): boolean {
   return date(filter.created_after) && date(filter.created_before);
 }
 
-const byDistance = (a: Neighbour, b: Neighbour) => a.distance - b.distance || a.rowid - b.rowid;
-
 function asFloats(blob: Uint8Array): Float32Array {
   if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2);
   return new Float32Array(blob.slice().buffer);
+}
+
+/** A typed array over a SharedArrayBuffer: the scan thread reads it where the main thread writes it. */
+function shared<T>(Type: { new (buffer: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, length: number): T {
+  return new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT));
 }
 
 /** The vector scaled to unit length (all zeros stays all zeros). */
@@ -637,6 +656,7 @@ class UserVectors {
   private readonly slotOf = new Map<number, number>();
   /** interned strings (namespace, session, agent, type, tags) → small ints */
   private readonly dict = new Map<string, number>();
+  /** shared with the scan thread (SharedColumns), like vectors, factors, expires and hasVector */
   private rowids: Float64Array;
   /** what ranking reads (MemoryRef): memory id and created_at as stored (compact-strings.ts), importance, access count (committed) */
   private readonly ids: IdColumn;
@@ -686,20 +706,20 @@ class UserVectors {
     expected: number,
   ) {
     this.capacity = Math.max(16, Math.ceil(expected * (1 + SPARE_SHARE)));
-    this.rowids = new Float64Array(this.capacity);
+    this.rowids = shared(Float64Array, this.capacity);
     this.importance = new Float64Array(this.capacity);
     this.accessCount = new Float64Array(this.capacity);
-    this.vectors = new Int16Array(this.capacity * dim);
-    this.factors = new Float64Array(this.capacity);
+    this.vectors = shared(Int16Array, this.capacity * dim);
+    this.factors = shared(Float64Array, this.capacity);
     this.unitRow = new Float32Array(dim);
     this.namespace = new Int32Array(this.capacity);
     this.session = new Int32Array(this.capacity);
     this.agent = new Int32Array(this.capacity);
     this.type = new Int32Array(this.capacity);
     this.pinned = new Uint8Array(this.capacity);
-    this.hasVector = new Uint8Array(this.capacity);
+    this.hasVector = shared(Uint8Array, this.capacity);
     this.created = new Float64Array(this.capacity);
-    this.expires = new Float64Array(this.capacity);
+    this.expires = shared(Float64Array, this.capacity);
     this.ids = new IdColumn(this.capacity);
     this.keywords = new WalletKeywords(this.capacity);
   }
@@ -864,23 +884,24 @@ class UserVectors {
   private grow(): void {
     const capacity = Math.max(this.capacity + 16, Math.ceil(this.capacity * GROWTH));
     const widen = <T extends Float64Array | Int32Array | Int16Array | Uint8Array>(old: T, make: (n: number) => T, per = 1): T => {
+      // a scan thread reading the old arrays meanwhile reads them whole; its answer is dropped (version)
       const next = make(capacity * per);
       next.set(old);
       return next;
     };
-    this.rowids = widen(this.rowids, (n) => new Float64Array(n));
+    this.rowids = widen(this.rowids, (n) => shared(Float64Array, n));
     this.importance = widen(this.importance, (n) => new Float64Array(n));
     this.accessCount = widen(this.accessCount, (n) => new Float64Array(n));
-    this.vectors = widen(this.vectors, (n) => new Int16Array(n), this.dim);
-    this.factors = widen(this.factors, (n) => new Float64Array(n));
+    this.vectors = widen(this.vectors, (n) => shared(Int16Array, n), this.dim);
+    this.factors = widen(this.factors, (n) => shared(Float64Array, n));
     this.namespace = widen(this.namespace, (n) => new Int32Array(n));
     this.session = widen(this.session, (n) => new Int32Array(n));
     this.agent = widen(this.agent, (n) => new Int32Array(n));
     this.type = widen(this.type, (n) => new Int32Array(n));
     this.pinned = widen(this.pinned, (n) => new Uint8Array(n));
-    this.hasVector = widen(this.hasVector, (n) => new Uint8Array(n));
+    this.hasVector = widen(this.hasVector, (n) => shared(Uint8Array, n));
     this.created = widen(this.created, (n) => new Float64Array(n));
-    this.expires = widen(this.expires, (n) => new Float64Array(n));
+    this.expires = widen(this.expires, (n) => shared(Float64Array, n));
     this.capacity = capacity;
     this.ids.reserve(capacity);
     this.quantized?.reserve(capacity, this.size);
@@ -1032,34 +1053,47 @@ class UserVectors {
     }
     const close = min > -Infinity && !subset ? this.within(query, approx, accept, min, unitScale, bound, want) : null;
     if (close) return close.slice(0, k);
-    // Pass 1: the best `want` accepted rows by first-pass score (a min-heap).
-    const heap = new Int32Array(want);
-    const heapScore = new Float64Array(want);
-    let size = 0;
-    let threshold = -Infinity;
-    for (let slot = 0; slot < n; slot++) {
-      const s = approx[slot]!;
-      if (s <= threshold || (accept !== true && !accept(slot))) continue;
-      if (size < want) {
-        siftUp(heap, heapScore, size++, slot, s);
-        if (size === want) threshold = heapScore[0]!;
-      } else {
-        siftDown(heap, heapScore, size, slot, s);
-        threshold = heapScore[0]!;
-      }
+    const { found, secondPass } = exactTopK(approx, n, k, want, accept, unitScale, bound, this.rowsFor(query));
+    if (secondPass) vectorIndexCounters.secondPasses++;
+    return found;
+  }
+
+  /**
+   * `nearest` (without a minimum), with the int8 scan and the first pass run by the scan thread when
+   * the filter is empty: the main thread serves other requests meanwhile. The thread picks the best
+   * rows of all; this thread drops the ones that do not pass (expired, or without a vector), which the
+   * certificate allows: a row left out still scores at most threshold + bound. The answer is
+   * `nearest`'s; the search runs here instead when the rows changed while the thread scanned them
+   * (the wallet's version moved), when fewer than k candidates pass or the certificate fails (the
+   * second pass reads every score: rare), and when the thread is unavailable.
+   */
+  async nearestOffloaded(vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<Neighbour[]> {
+    const quantized = this.quantized;
+    const query = unit(vector);
+    const here = () => this.withRefs(this.nearest(vector, filter, k, now));
+    const accept = this.accepting(filter, now, true);
+    // the thread evaluates only what an empty filter checks (expiry, vector present): others search here
+    if (!quantized || !accept || Object.values(filter).some((v) => v !== undefined) || query.every((x) => x === 0)) return here();
+    const n = this.size;
+    const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
+    const version = this.version;
+    const columns: SharedColumns = { vectors: this.vectors, factors: this.factors, rowids: this.rowids, expires: this.expires, hasVector: this.hasVector };
+    const scan = await quantized.searchElsewhere({ unit: query, n, k, want, filter: accept !== true, now, columns });
+    if (!scan) return here();
+    vectorIndexCounters.offloadedScans++;
+    if (this.version !== version) {
+      vectorIndexCounters.offloadDiscards++;
+      return here();
     }
-    let found = this.rescore(query, heap.subarray(0, size));
-    if (size < want || want === n) return found.slice(0, k);
-    // Certificate: a row outside the candidates scores at most threshold + bound exactly.
-    const kth = 1 - found[k - 1]!.distance;
-    if (threshold / unitScale + bound < kth) return found.slice(0, k);
-    // Pass 2 (rare): every accepted row that could still beat the k-th.
-    vectorIndexCounters.secondPasses++;
-    const floor = (kth - bound) * unitScale;
-    const slots: number[] = [];
-    for (let slot = 0; slot < n; slot++) if (approx[slot]! >= floor && (accept === true || accept(slot))) slots.push(slot);
-    found = this.rescore(query, slots);
-    return found.slice(0, k);
+    if (scan.secondPass) vectorIndexCounters.secondPasses++;
+    // nothing awaits from here on: the refs are read from the rows the thread searched
+    return this.withRefs(Array.from(scan.rowids, (rowid, i) => ({ rowid, distance: scan.distances[i]! })));
+  }
+
+  /** Sets each neighbour's ref (what ranking reads of its row) from this cache. */
+  withRefs(found: Neighbour[]): Neighbour[] {
+    for (const neighbour of found) neighbour.ref = this.refOf(neighbour.rowid);
+    return found;
   }
 
   /**
@@ -1132,46 +1166,23 @@ class UserVectors {
   }
 
   private rescore(query: Float64Array, slots: ArrayLike<number>): Neighbour[] {
-    const out: Neighbour[] = new Array(slots.length);
-    for (let i = 0; i < slots.length; i++) out[i] = { rowid: this.rowids[slots[i]!]!, distance: 1 - this.exact(query, slots[i]!) };
-    return out.sort(byDistance);
+    return rescore(this.rowsFor(query), slots);
   }
-}
 
-function siftUp(heap: Int32Array, score: Float64Array, at: number, slot: number, s: number): void {
-  let i = at;
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (score[parent]! <= s) break;
-    heap[i] = heap[parent]!;
-    score[i] = score[parent]!;
-    i = parent;
+  /** The rows as exactTopK ranks them against the unit query. */
+  private rowsFor(query: Float64Array): RankedRows {
+    return { cosine: (slot) => this.exact(query, slot), rowid: (slot) => this.rowids[slot]! };
   }
-  heap[i] = slot;
-  score[i] = s;
-}
-
-/** Replaces the minimum with (slot, s). */
-function siftDown(heap: Int32Array, score: Float64Array, size: number, slot: number, s: number): void {
-  let i = 0;
-  for (;;) {
-    const left = 2 * i + 1;
-    if (left >= size) break;
-    const right = left + 1;
-    const child = right < size && score[right]! < score[left]! ? right : left;
-    if (score[child]! >= s) break;
-    heap[i] = heap[child]!;
-    score[i] = score[child]!;
-    i = child;
-  }
-  heap[i] = slot;
-  score[i] = s;
 }
 
 /**
- * The int8 copy of a user's unit vectors in a WebAssembly memory the kernel scans:
- * [query int16 × stride][scales f32 × capacity][scores f32 × capacity][slots i32 × capacity][rows int8 × stride × capacity].
- * Row i is round(v_i · 127 / max|v_i|), and its scale max|v_i| / 127 maps integer dots back.
+ * The int8 copy of a user's unit vectors in a WebAssembly memory the kernel scans, shared with the
+ * scan thread (scan-thread.ts):
+ * [layout words][query int16 × stride][scan thread's query][scales f32 × capacity][scores f32 × capacity]
+ * [scan thread's scores f32 × capacity][slots i32 × capacity][rows int8 × stride × capacity].
+ * Row i is round(v_i · 127 / max|v_i|), and its scale max|v_i| / 127 maps integer dots back. The
+ * scan thread writes only its own query and scores areas; growing moves the areas after the
+ * scales, so it happens under the layout lock (withLayoutLock).
  */
 class Quantized {
   private readonly memory: WebAssembly.Memory;
@@ -1196,36 +1207,65 @@ class Quantized {
     this.queryBytes = Math.ceil((this.stride * 2) / 16) * 16;
     // keep Σ |row · query| inside int32: stride · 127 · queryMax < 2^31
     this.queryMax = Math.min(32767, Math.floor((2 ** 31 - 1) / (this.stride * 127)));
-    this.memory = new WebAssembly.Memory({ initial: 1 });
+    this.memory = kernelMemory();
     ({ scores: this.score, gather: this.gather } = kernel.bind(this.memory));
     this.reserve(capacity, 0);
   }
 
+  private get queryAt(): number {
+    return LAYOUT_WORDS.bytes;
+  }
+
+  private get threadQueryAt(): number {
+    return LAYOUT_WORDS.bytes + this.queryBytes;
+  }
+
   private get scalesAt(): number {
-    return this.queryBytes;
+    return LAYOUT_WORDS.bytes + 2 * this.queryBytes;
   }
 
   private get scoresAt(): number {
-    return this.queryBytes + 4 * this.capacity;
+    return this.scalesAt + 4 * this.capacity;
+  }
+
+  private get threadScoresAt(): number {
+    return this.scalesAt + 8 * this.capacity;
   }
 
   private get slotsAt(): number {
-    return this.queryBytes + 8 * this.capacity;
+    return this.scalesAt + 12 * this.capacity;
   }
+
+  /** layout generation (LAYOUT_WORDS): moves of the areas so far */
+  private generation = 0;
 
   /** Grows to `capacity` rows, keeping the first `size`. */
   reserve(capacity: number, size: number): void {
     if (capacity <= this.capacity) return;
-    const rowsAt = this.queryBytes + 12 * capacity;
-    const bytes = rowsAt + capacity * this.stride;
-    const pages = Math.ceil(bytes / 65536) - this.memory.buffer.byteLength / 65536;
-    if (pages > 0) this.memory.grow(pages);
-    // rows move up (the scores and slots areas in between are scratch); scales stay where they are
-    new Uint8Array(this.memory.buffer).copyWithin(rowsAt, this.rowsAt, this.rowsAt + size * this.stride);
-    this.rowsAt = rowsAt;
-    this.capacity = capacity;
-    this.rows = new Int8Array(this.memory.buffer, rowsAt, capacity * this.stride);
-    this.scales = new Float32Array(this.memory.buffer, this.scalesAt, capacity);
+    withLayoutLock(this.memory, () => {
+      const rowsAt = this.scalesAt + 16 * capacity;
+      const bytes = rowsAt + capacity * this.stride;
+      const pages = Math.ceil(bytes / 65536) - this.memory.buffer.byteLength / 65536;
+      if (pages > 0) this.memory.grow(pages);
+      // rows move up (the scores and slots areas in between are scratch); scales stay where they are
+      new Uint8Array(this.memory.buffer).copyWithin(rowsAt, this.rowsAt, this.rowsAt + size * this.stride);
+      this.rowsAt = rowsAt;
+      this.capacity = capacity;
+      this.rows = new Int8Array(this.memory.buffer, rowsAt, capacity * this.stride);
+      this.scales = new Float32Array(this.memory.buffer, this.scalesAt, capacity);
+    });
+    this.generation++;
+  }
+
+  /**
+   * The search (exactTopK over these rows, empty filter) run by the scan thread on the rows as they
+   * are when it runs; null when it is unavailable.
+   */
+  searchElsewhere(search: { unit: Float64Array; n: number; k: number; want: number; filter: boolean; now: number; columns: SharedColumns }): Promise<ScanResult | null> {
+    const query = new Int16Array(this.stride);
+    const { unitScale, bound } = this.quantizeQuery(search.unit, query);
+    const at = { generation: this.generation, query: this.threadQueryAt, scales: this.scalesAt, scores: this.threadScoresAt, rows: this.rowsAt };
+    return scanThread.scan(this.memory, { ...search, stride: this.stride, query, unitScale, bound, at });
   }
 
   bytes(): number {
@@ -1255,7 +1295,7 @@ class Quantized {
    */
   scan(query: Float64Array, n: number): { scores: Float32Array; unitScale: number; bound: number } {
     const { unitScale, bound } = this.setQuery(query);
-    this.score(0, this.rowsAt, n, this.scalesAt, this.scoresAt);
+    this.score(this.queryAt, this.rowsAt, n, this.scalesAt, this.scoresAt);
     return { scores: new Float32Array(this.memory.buffer, this.scoresAt, n), unitScale, bound };
   }
 
@@ -1263,12 +1303,17 @@ class Quantized {
   scanSlots(query: Float64Array, slots: Int32Array): { scores: Float32Array; unitScale: number; bound: number } {
     const { unitScale, bound } = this.setQuery(query);
     new Int32Array(this.memory.buffer, this.slotsAt, slots.length).set(slots);
-    this.gather(0, this.rowsAt, this.slotsAt, slots.length, this.scalesAt, this.scoresAt);
+    this.gather(this.queryAt, this.rowsAt, this.slotsAt, slots.length, this.scalesAt, this.scoresAt);
     return { scores: new Float32Array(this.memory.buffer, this.scoresAt, slots.length), unitScale, bound };
   }
 
   /** Writes the quantized query; its scale, and the error bound of every row's score in cosine units. */
   private setQuery(query: Float64Array): { unitScale: number; bound: number } {
+    return this.quantizeQuery(query, new Int16Array(this.memory.buffer, this.queryAt, this.stride));
+  }
+
+  /** The query as the kernel takes it, into `q`; its scale, and the error bound of every row's score in cosine units. */
+  private quantizeQuery(query: Float64Array, q: Int16Array): { unitScale: number; bound: number } {
     let max = 0;
     let l1 = 0;
     for (let i = 0; i < this.dim; i++) {
@@ -1276,7 +1321,6 @@ class Quantized {
       l1 += Math.abs(query[i]!);
     }
     const unitScale = max > 0 ? this.queryMax / max : 1;
-    const q = new Int16Array(this.memory.buffer, 0, this.stride);
     for (let i = 0; i < this.dim; i++) q[i] = Math.round(query[i]! * unitScale);
     // |cos - approx| ≤ Σ|q|·|v - v̂| + Σ|q - q̂|·|v̂| ≤ l1·maxScale/2 + ‖v̂‖₁/(2·unitScale), ‖v̂‖₁ ≤ √dim + dim·maxScale/2
     const rowL1 = Math.sqrt(this.dim) + (this.dim * this.maxScale) / 2;

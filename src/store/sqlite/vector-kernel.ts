@@ -24,6 +24,18 @@ export type ScoreFn = (query: number, rows: number, n: number, scales: number, o
 /** `out[i]` = the score of row `slots[i]` (i32 row indexes), for i < n: a subset of the rows, as `scores` would score it. */
 export type GatherFn = (query: number, rows: number, slots: number, n: number, scales: number, out: number) => void;
 
+/**
+ * The kernel's memory is shared (a SharedArrayBuffer), so a worker thread can scan the rows the
+ * main thread keeps (scan-worker.ts); shared memories need a maximum, here the whole 32-bit space
+ * (address space only: pages are committed as the memory grows).
+ */
+export const KERNEL_MAX_PAGES = 65536;
+
+/** A memory the kernel can use: shared, growable to KERNEL_MAX_PAGES. */
+export function kernelMemory(): WebAssembly.Memory {
+  return new WebAssembly.Memory({ initial: 1, maximum: KERNEL_MAX_PAGES, shared: true });
+}
+
 /** A compiled kernel for one stride: instantiate it per memory. */
 export interface Kernel {
   readonly stride: number;
@@ -190,7 +202,8 @@ function moduleBytes(stride: number): Uint8Array {
   return new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, vec([[0x60, ...params(5), 0x00], [0x60, ...params(6), 0x00]])), // types: (i32 × 5) -> (), (i32 × 6) -> ()
-    ...section(2, vec([[...name("env"), ...name("memory"), 0x02, 0x00, 0x01]])), // import env.memory, min 1 page
+    // import env.memory: shared (the scan worker runs the kernel on the same memory), min 1 page, max MAX_PAGES
+    ...section(2, vec([[...name("env"), ...name("memory"), 0x02, 0x03, 0x01, ...uleb(KERNEL_MAX_PAGES)]])),
     ...section(3, vec([[0x00], [0x01]])),
     ...section(7, vec([[...name("scores"), 0x00, 0x00], [...name("gather"), 0x00, 0x01]])),
     ...section(10, vec([scoresBody(stride), gatherBody(stride)])),

@@ -1,0 +1,166 @@
+import { log } from "../../log";
+
+/**
+ * Where, in a wallet's shared kernel memory (vector-index.ts Quantized), the scan thread reads and
+ * writes. Offsets are bytes; `generation` is the layout they belong to (see LAYOUT_WORDS).
+ */
+export interface ScanLayout {
+  generation: number;
+  query: number;
+  scales: number;
+  scores: number;
+  rows: number;
+}
+
+/**
+ * A wallet's columns the scan thread reads, in SharedArrayBuffers the main thread writes (vector-index.ts
+ * UserVectors): 16-bit vectors and their factors (fixed-point.ts), rowids (ties), and what an empty
+ * filter checks (expiry, whether the row has a vector).
+ */
+export interface SharedColumns {
+  vectors: Int16Array;
+  factors: Float64Array;
+  rowids: Float64Array;
+  expires: Float64Array;
+  hasVector: Uint8Array;
+}
+
+/** One search as the scan thread runs it: exactTopK over the wallet's first n rows, empty filter. */
+export interface ScanRequest {
+  stride: number;
+  /** the int8 kernel's query (quantized), and the unit query for the exact rescoring */
+  query: Int16Array;
+  unit: Float64Array;
+  unitScale: number;
+  bound: number;
+  n: number;
+  k: number;
+  want: number;
+  /** rows expired at `now` or without a vector are skipped (false: the wallet has none) */
+  filter: boolean;
+  now: number;
+  columns: SharedColumns;
+  at: ScanLayout;
+}
+
+export type ScanThreadMessage = ({ type: "scan"; id: number; key: number; memory?: WebAssembly.Memory } & ScanRequest) | { type: "forget"; key: number };
+
+export type ScanThreadReply =
+  | { id: number; rowids: Float64Array; distances: Float64Array; secondPass: boolean }
+  | { id: number; stale: true }
+  | { id: number; error: string };
+
+/** A search's answer from the scan thread: the k nearest, nearest first (exactTopK's). */
+export interface ScanResult {
+  rowids: Float64Array;
+  distances: Float64Array;
+  secondPass: boolean;
+}
+
+/**
+ * Int32 words at the start of every kernel memory that the main thread and the scan thread share:
+ * LOCK is held (compare-and-swap) by the scan thread while it scans and by the main thread while it
+ * moves the memory's areas (a wallet's arrays growing); GENERATION counts those moves, so a scan
+ * asked for under an older layout is refused instead of writing where rows now are.
+ */
+export const LAYOUT_WORDS = { lock: 0, generation: 1, bytes: 16 } as const;
+const FREE = 0;
+const HELD_BY_MAIN = 2;
+/** A scan holds the lock ~0.6 ms at 100k rows; past this the scan thread is taken to be stuck. */
+const LOCK_PATIENCE_MS = 2_000;
+
+/** Takes a memory's layout lock on the main thread (waits for a scan under way), runs `move`, releases it. */
+export function withLayoutLock(memory: WebAssembly.Memory, move: () => void): void {
+  const words = new Int32Array(memory.buffer, 0, LAYOUT_WORDS.bytes / 4);
+  const started = performance.now();
+  let held: number;
+  while ((held = Atomics.compareExchange(words, LAYOUT_WORDS.lock, FREE, HELD_BY_MAIN)) !== FREE) {
+    if (performance.now() - started > LOCK_PATIENCE_MS) {
+      log.warn("[engram] vector scan thread held a wallet's memory past 2 s; moving its areas anyway (its scan is refused)");
+      break;
+    }
+    Atomics.wait(words, LAYOUT_WORDS.lock, held, 50);
+  }
+  try {
+    Atomics.add(words, LAYOUT_WORDS.generation, 1);
+    move();
+  } finally {
+    // `move` may have grown the memory: the words are where they were, in a longer buffer
+    const after = new Int32Array(memory.buffer, 0, LAYOUT_WORDS.bytes / 4);
+    Atomics.store(after, LAYOUT_WORDS.lock, FREE);
+    Atomics.notify(after, LAYOUT_WORDS.lock);
+  }
+}
+
+/**
+ * One background thread per process that runs large wallets' unfiltered vector searches
+ * (scan-worker.ts: the int8 kernel scan, the first pass and the exact rescoring) on the memory and
+ * columns the main thread keeps them in, so that the main thread serves other requests meanwhile:
+ * with one process, the second core otherwise only embedded queries. Answers null when the thread
+ * is unavailable (then the caller searches itself).
+ */
+class ScanThread {
+  private worker: Worker | null = null;
+  private broken = false;
+  private nextId = 1;
+  private nextKey = 1;
+  private readonly keys = new WeakMap<WebAssembly.Memory, number>();
+  private readonly waiting = new Map<number, (result: ScanResult | null) => void>();
+  /** a wallet's memory is forgotten by the thread once the main thread has dropped it */
+  private readonly forget = new FinalizationRegistry<number>((key) => this.worker?.postMessage({ type: "forget", key } satisfies ScanThreadMessage));
+
+  scan(memory: WebAssembly.Memory, request: ScanRequest): Promise<ScanResult | null> {
+    const worker = this.thread();
+    if (!worker) return Promise.resolve(null);
+    let key = this.keys.get(memory);
+    const first = key === undefined;
+    if (key === undefined) {
+      key = this.nextKey++;
+      this.keys.set(memory, key);
+      this.forget.register(memory, key);
+    }
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      // ref'd while answers are due: waiting on an unref'd worker, Bun's event loop spins (measured:
+      // ~1 ms of main-thread CPU per 0.7 ms answer); unref'd when idle, so it never keeps the process alive
+      if (this.waiting.size === 0) worker.ref();
+      this.waiting.set(id, resolve);
+      const message: ScanThreadMessage = { type: "scan", id, key, ...request, ...(first ? { memory } : {}) };
+      worker.postMessage(message);
+    });
+  }
+
+  private thread(): Worker | null {
+    if (this.worker || this.broken) return this.worker;
+    try {
+      const worker = new Worker(new URL("./scan-worker.ts", import.meta.url));
+      worker.unref(); // idle (see scan)
+      worker.onmessage = (event: MessageEvent<ScanThreadReply>) => this.answer(event.data);
+      worker.onerror = (event) => this.fail(event.message);
+      worker.addEventListener("close", () => this.fail("it exited"));
+      return (this.worker = worker);
+    } catch (error) {
+      this.fail(error instanceof Error ? error.message : String(error));
+      return null;
+    }
+  }
+
+  private answer(reply: ScanThreadReply): void {
+    const resolve = this.waiting.get(reply.id);
+    this.waiting.delete(reply.id);
+    if (this.waiting.size === 0) this.worker?.unref();
+    if ("error" in reply) log.warn(`[engram] vector scan thread: ${reply.error}; that search scanned on the main thread`);
+    resolve?.("rowids" in reply ? reply : null);
+  }
+
+  /** The thread is gone: searches scan on the main thread from now on, and those waiting do so now. */
+  private fail(reason: string): void {
+    if (!this.broken) log.warn(`[engram] vector scan thread stopped (${reason}); vector searches scan on the main thread`);
+    this.broken = true;
+    this.worker = null;
+    for (const resolve of this.waiting.values()) resolve(null);
+    this.waiting.clear();
+  }
+}
+
+export const scanThread = new ScanThread();

@@ -1,0 +1,106 @@
+import type { SlotFilter } from "./keyword-index";
+
+/** A row as a vector search returns it: cosine distance (1 − cosine similarity), ties broken by rowid. */
+export interface Ranked {
+  rowid: number;
+  distance: number;
+}
+
+export const byDistance = (a: Ranked, b: Ranked) => a.distance - b.distance || a.rowid - b.rowid;
+
+/** The rows a search ranks, by slot: their exact cosine with the query, and their rowid. */
+export interface RankedRows {
+  cosine(slot: number): number;
+  rowid(slot: number): number;
+}
+
+/**
+ * The k best accepted rows by exact cosine, nearest first (ties by rowid), from first-pass scores
+ * approx[slot] / unitScale that are within ± bound of each row's exact cosine (vector-index.ts).
+ * Pass 1 rescores the `want` best by first-pass score; their k-th exact cosine certifies them unless
+ * a row outside them could still beat it (its first-pass score within the bound), and then pass 2
+ * rescores every such row. Shared by the main thread and the scan thread (scan-worker.ts).
+ */
+export function exactTopK(
+  approx: Float32Array,
+  n: number,
+  k: number,
+  want: number,
+  accept: SlotFilter,
+  unitScale: number,
+  bound: number,
+  rows: RankedRows,
+): { found: Ranked[]; secondPass: boolean } {
+  const { slots: candidates, threshold } = topSlots(approx, n, want, accept);
+  const found = rescore(rows, candidates);
+  if (candidates.length < want || want === n) return { found: found.slice(0, k), secondPass: false };
+  // Certificate: a row outside the candidates scores at most threshold + bound exactly.
+  const kth = 1 - found[k - 1]!.distance;
+  if (threshold / unitScale + bound < kth) return { found: found.slice(0, k), secondPass: false };
+  // Pass 2: every accepted row that could still beat the k-th.
+  const floor = (kth - bound) * unitScale;
+  const slots: number[] = [];
+  for (let slot = 0; slot < n; slot++) if (approx[slot]! >= floor && (accept === true || accept(slot))) slots.push(slot);
+  return { found: rescore(rows, slots).slice(0, k), secondPass: true };
+}
+
+/** The rows at these slots with their exact distances, nearest first. */
+export function rescore(rows: RankedRows, slots: ArrayLike<number>): Ranked[] {
+  const out: Ranked[] = new Array(slots.length);
+  for (let i = 0; i < slots.length; i++) out[i] = { rowid: rows.rowid(slots[i]!), distance: 1 - rows.cosine(slots[i]!) };
+  return out.sort(byDistance);
+}
+
+/**
+ * The first pass of a vector search, shared by the main thread and the scan worker: the `want`
+ * accepted slots with the best first-pass scores (a min-heap, in heap order), and the lowest score
+ * among them once there are `want` (-Infinity before: every accepted slot got in).
+ */
+export function topSlots(scores: Float32Array, n: number, want: number, accept: SlotFilter): { slots: Int32Array; threshold: number } {
+  const heap = new Int32Array(want);
+  const heapScore = new Float64Array(want);
+  let size = 0;
+  let threshold = -Infinity;
+  for (let slot = 0; slot < n; slot++) {
+    const s = scores[slot]!;
+    if (s <= threshold || (accept !== true && !accept(slot))) continue;
+    if (size < want) {
+      siftUp(heap, heapScore, size++, slot, s);
+      if (size === want) threshold = heapScore[0]!;
+    } else {
+      siftDown(heap, heapScore, size, slot, s);
+      threshold = heapScore[0]!;
+    }
+  }
+  return { slots: heap.subarray(0, size), threshold };
+}
+
+export function siftUp(heap: Int32Array, score: Float64Array, at: number, slot: number, s: number): void {
+  let i = at;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (score[parent]! <= s) break;
+    heap[i] = heap[parent]!;
+    score[i] = score[parent]!;
+    i = parent;
+  }
+  heap[i] = slot;
+  score[i] = s;
+}
+
+/** Replaces the minimum with (slot, s). */
+export function siftDown(heap: Int32Array, score: Float64Array, size: number, slot: number, s: number): void {
+  let i = 0;
+  for (;;) {
+    const left = 2 * i + 1;
+    if (left >= size) break;
+    const right = left + 1;
+    const child = right < size && score[right]! < score[left]! ? right : left;
+    if (score[child]! >= s) break;
+    heap[i] = heap[child]!;
+    score[i] = score[child]!;
+    i = child;
+  }
+  heap[i] = slot;
+  score[i] = s;
+}
