@@ -43,7 +43,14 @@ export interface ScanRequest {
   at: ScanLayout;
 }
 
-export type ScanThreadMessage = ({ type: "scan"; id: number; key: number; memory?: WebAssembly.Memory } & ScanRequest) | { type: "forget"; key: number };
+/**
+ * A search for the memory known by `key`: the memory itself the first time, and the columns each
+ * time they are not the ones sent last (a wallet's arrays are new after they grow): cloning them
+ * every time cost the thread ~8% more per search.
+ */
+export type ScanThreadMessage =
+  | ({ type: "scan"; id: number; key: number; memory?: WebAssembly.Memory } & Omit<ScanRequest, "columns"> & { columns?: SharedColumns })
+  | { type: "forget"; key: number };
 
 export type ScanThreadReply =
   | { id: number; rowids: Float64Array; distances: Float64Array; secondPass: boolean }
@@ -105,6 +112,8 @@ class ScanThread {
   private nextId = 1;
   private nextKey = 1;
   private readonly keys = new WeakMap<WebAssembly.Memory, number>();
+  /** the columns last sent with each memory */
+  private readonly sent = new WeakMap<WebAssembly.Memory, SharedColumns>();
   private readonly waiting = new Map<number, (result: ScanResult | null) => void>();
   /** a wallet's memory is forgotten by the thread once the main thread has dropped it */
   private readonly forget = new FinalizationRegistry<number>((key) => this.worker?.postMessage({ type: "forget", key } satisfies ScanThreadMessage));
@@ -125,7 +134,10 @@ class ScanThread {
       // ~1 ms of main-thread CPU per 0.7 ms answer); unref'd when idle, so it never keeps the process alive
       if (this.waiting.size === 0) worker.ref();
       this.waiting.set(id, resolve);
-      const message: ScanThreadMessage = { type: "scan", id, key, ...request, ...(first ? { memory } : {}) };
+      const { columns, ...search } = request;
+      const known = !first && sameColumns(this.sent.get(memory), columns);
+      if (!known) this.sent.set(memory, columns);
+      const message: ScanThreadMessage = { type: "scan", id, key, ...search, ...(first ? { memory } : {}), ...(known ? {} : { columns }) };
       worker.postMessage(message);
     });
   }
@@ -162,5 +174,8 @@ class ScanThread {
     this.waiting.clear();
   }
 }
+
+const sameColumns = (a: SharedColumns | undefined, b: SharedColumns) =>
+  a !== undefined && a.vectors === b.vectors && a.factors === b.factors && a.rowids === b.rowids && a.expires === b.expires && a.hasVector === b.hasVector;
 
 export const scanThread = new ScanThread();

@@ -7,7 +7,7 @@
  * meanwhile are the main thread's to detect (vector-index.ts compares the wallet's version).
  */
 import { fixedPointCosine } from "./fixed-point";
-import { LAYOUT_WORDS, type ScanThreadMessage, type ScanThreadReply } from "./scan-thread";
+import { LAYOUT_WORDS, type ScanThreadMessage, type ScanThreadReply, type SharedColumns } from "./scan-thread";
 import { exactTopK } from "./top-k";
 import { kernelFor, type ScoreFn } from "./vector-kernel";
 
@@ -16,7 +16,7 @@ declare const self: Worker;
 const FREE = 0;
 const HELD_BY_SCAN = 1;
 
-const memories = new Map<number, { memory: WebAssembly.Memory; score: ScoreFn }>();
+const memories = new Map<number, { memory: WebAssembly.Memory; score: ScoreFn; columns?: SharedColumns }>();
 
 self.onmessage = (event: MessageEvent<ScanThreadMessage>) => {
   const msg = event.data;
@@ -41,14 +41,16 @@ function search(msg: Extract<ScanThreadMessage, { type: "scan" }>): ScanThreadRe
     entry = { memory: msg.memory, score: kernelFor(msg.stride).bind(msg.memory).scores };
     memories.set(msg.key, entry);
   }
-  const { memory, score } = entry;
+  if (msg.columns) entry.columns = msg.columns;
+  const { memory, score, columns } = entry;
+  if (!columns) return { id: msg.id, error: `no columns for key ${msg.key}` };
   const words = new Int32Array(memory.buffer, 0, LAYOUT_WORDS.bytes / 4);
   let held: number;
   while ((held = Atomics.compareExchange(words, LAYOUT_WORDS.lock, FREE, HELD_BY_SCAN)) !== FREE) Atomics.wait(words, LAYOUT_WORDS.lock, held, 50);
   try {
     // the main thread moved the areas since it asked: writing at these offsets could hit its rows
     if (Atomics.load(words, LAYOUT_WORDS.generation) !== msg.at.generation) return { id: msg.id, stale: true };
-    const { at, n, columns, unit, now } = msg;
+    const { at, n, unit, now } = msg;
     new Int16Array(memory.buffer, at.query, msg.stride).set(msg.query);
     score(at.query, at.rows, n, at.scales, at.scores);
     const dim = unit.length;
