@@ -31,6 +31,7 @@ import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-
 import { KERNEL_MAX_PAGES, kernelFor, referenceGather, referenceScores } from "../../src/store/sqlite/vector-kernel";
 import { LAYOUT_WORDS, scanThread, withLayoutLock } from "../../src/store/sqlite/scan-thread";
 import { fixedPointCosine, toFixedPoint } from "../../src/store/sqlite/fixed-point";
+import type { FilterIds } from "../../src/store/sqlite/slot-filter";
 
 const D = 20; // not a multiple of 8: the kernel's zero padding is exercised too
 const MODEL = { id: "test-random-vectors", dimension: D };
@@ -420,6 +421,7 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
       { created_after: iso(NOW - 30 * DAY), created_before: iso(NOW - 30 * DAY) }, // empty
       { created_after: iso(NOW + DAY) },
     ];
+    const offloaded = vectorIndexCounters.offloadedScans;
     for (const userId of [SMALL, BIG]) {
       for (const filter of filters) {
         for (const k of [1, 10, 300]) {
@@ -427,6 +429,9 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
         }
       }
     }
+    // BIG's searches ran on the scan thread (their filter evaluated there), but for the 4 filters with
+    // tags (per-row arrays the thread does not have) and the 3 values no row has (answered at once)
+    expect(vectorIndexCounters.offloadedScans - offloaded).toBe((filters.length - 4 - 3) * 3 * 2);
   });
 
   test("filters combined (seeded random), with k often larger than the matching set", async () => {
@@ -872,7 +877,7 @@ describe("vector kernel", () => {
     }
   });
 
-  test("the scan thread answers the k nearest of the shared columns under the empty filter, and refuses a scan asked under an older layout without writing", async () => {
+  test("the scan thread answers the k nearest of the shared columns under a filter, and refuses a scan asked under an older layout without writing", async () => {
     const local = prng(9);
     const [dim, stride, n, k, want] = [20, 24, 3000, 10, 74];
     const now = 1_000;
@@ -885,38 +890,56 @@ describe("vector kernel", () => {
     for (let i = 0; i < rows.length; i++) rows[i] = Math.round((local() * 2 - 1) * 127);
     new Float32Array(memory.buffer, scalesAt, n).fill(0); // every first-pass score 0: within the bound below of any cosine
     const sab = <T,>(Type: { new (b: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, length: number) => new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT));
-    const columns = { vectors: sab(Int16Array, n * dim), factors: sab(Float64Array, n), rowids: sab(Float64Array, n), expires: sab(Float64Array, n), hasVector: sab(Uint8Array, n) };
+    const columns = {
+      vectors: sab(Int16Array, n * dim), factors: sab(Float64Array, n), rowids: sab(Float64Array, n), expires: sab(Float64Array, n), hasVector: sab(Uint8Array, n),
+      namespace: sab(Int32Array, n), session: sab(Int32Array, n), agent: sab(Int32Array, n), type: sab(Int32Array, n), pinned: sab(Uint8Array, n), created: sab(Float64Array, n),
+    };
     const randomUnit = () => Float64Array.from({ length: dim }, () => local() * 2 - 1);
     for (let slot = 0; slot < n; slot++) {
       columns.factors[slot] = toFixedPoint(randomUnit(), columns.vectors, slot * dim);
       columns.rowids[slot] = 10 * (n - slot); // not the slot order: ties must break by rowid
       columns.expires[slot] = local() < 0.1 ? now : Infinity; // expired exactly at now
       columns.hasVector[slot] = local() < 0.05 ? 0 : 1;
+      columns.namespace[slot] = Math.floor(local() * 3);
+      columns.session[slot] = local() < 0.5 ? -1 : 7;
+      columns.pinned[slot] = local() < 0.3 ? 1 : 0;
+      columns.created[slot] = Math.floor(local() * 100);
     }
+    const any = { namespace: -1, session: -1, agent: -1, type: -1, pinned: -1, after: -Infinity, before: Infinity, tags: null, vectors: true, now };
+    const filters = [
+      { label: "none (every row passes)", ids: null, pass: () => true },
+      { label: "expiry and vectors only", ids: any, pass: (slot: number) => columns.expires[slot]! > now && columns.hasVector[slot] === 1 },
+      {
+        label: "namespace 1, pinned, created in (20, 80)",
+        ids: { ...any, namespace: 1, pinned: 1, after: 20, before: 80 },
+        pass: (slot: number) => columns.expires[slot]! > now && columns.hasVector[slot] === 1 && columns.namespace[slot] === 1 && columns.pinned[slot] === 1 && columns.created[slot]! > 20 && columns.created[slot]! < 80,
+      },
+      { label: "session 7", ids: { ...any, session: 7 }, pass: (slot: number) => columns.expires[slot]! > now && columns.hasVector[slot] === 1 && columns.session[slot] === 7 },
+    ];
     const unit = (() => {
       const v = randomUnit();
       const norm = Math.hypot(...v);
       return v.map((x) => x / norm);
     })();
     // bound 2: every accepted row can still beat the k-th, so the second pass rescores them all
-    const request = (generation: number, filter: boolean) => ({
-      stride, query: new Int16Array(stride).fill(100), unit, unitScale: 1, bound: 2, n, k, want, filter, now, columns,
+    const request = (generation: number, filter: FilterIds | null) => ({
+      stride, query: new Int16Array(stride).fill(100), unit, unitScale: 1, bound: 2, n, k, want, filter, columns,
       at: { generation, query: queryAt, scales: scalesAt, scores: scoresAt, rows: rowsAt },
     });
     const scores = new Float32Array(memory.buffer, scoresAt, n);
     scores.fill(-7);
     withLayoutLock(memory, () => {}); // the areas "moved" once: generation 1
-    expect(await scanThread.scan(memory, request(0, true))).toBeNull();
+    expect(await scanThread.scan(memory, request(0, any))).toBeNull();
     expect(scores.every((x) => x === -7)).toBe(true); // nothing written under the old layout
-    for (const filter of [true, false]) {
+    for (const { label, ids, pass } of filters) {
       const want = [...Array(n).keys()]
-        .filter((slot) => !filter || (columns.expires[slot]! > now && columns.hasVector[slot] === 1))
+        .filter(pass)
         .map((slot) => ({ rowid: columns.rowids[slot]!, distance: 1 - fixedPointCosine(unit, columns.vectors, slot * dim, columns.factors[slot]!) }))
         .sort((a, b) => a.distance - b.distance || a.rowid - b.rowid)
         .slice(0, k);
-      const got = await scanThread.scan(memory, request(1, filter));
+      const got = await scanThread.scan(memory, request(1, ids));
       expect(got).not.toBeNull();
-      expect(Array.from(got!.rowids, (rowid, i) => ({ rowid, distance: got!.distances[i]! }))).toEqual(want);
+      expect({ label, found: Array.from(got!.rowids, (rowid, i) => ({ rowid, distance: got!.distances[i]! })) }).toEqual({ label, found: want });
     }
   });
 });

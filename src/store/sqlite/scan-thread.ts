@@ -1,4 +1,5 @@
 import { log } from "../../log";
+import type { FilterColumns, FilterIds } from "./slot-filter";
 
 /**
  * Where, in a wallet's shared kernel memory (vector-index.ts Quantized), the scan thread reads and
@@ -14,18 +15,16 @@ export interface ScanLayout {
 
 /**
  * A wallet's columns the scan thread reads, in SharedArrayBuffers the main thread writes (vector-index.ts
- * UserVectors): 16-bit vectors and their factors (fixed-point.ts), rowids (ties), and what an empty
- * filter checks (expiry, whether the row has a vector).
+ * UserVectors): 16-bit vectors and their factors (fixed-point.ts), rowids (ties), and what a filter
+ * without tags reads (slot-filter.ts).
  */
-export interface SharedColumns {
+export interface SharedColumns extends Omit<FilterColumns, "tags"> {
   vectors: Int16Array;
   factors: Float64Array;
   rowids: Float64Array;
-  expires: Float64Array;
-  hasVector: Uint8Array;
 }
 
-/** One search as the scan thread runs it: exactTopK over the wallet's first n rows, empty filter. */
+/** One search as the scan thread runs it: exactTopK over the wallet's first n rows under the filter. */
 export interface ScanRequest {
   stride: number;
   /** the int8 kernel's query (quantized), and the unit query for the exact rescoring */
@@ -36,9 +35,8 @@ export interface ScanRequest {
   n: number;
   k: number;
   want: number;
-  /** rows expired at `now` or without a vector are skipped (false: the wallet has none) */
-  filter: boolean;
-  now: number;
+  /** null: every row passes (no filter, and no row expired or without a vector) */
+  filter: FilterIds | null;
   columns: SharedColumns;
   at: ScanLayout;
 }
@@ -176,6 +174,6 @@ class ScanThread {
 }
 
 const sameColumns = (a: SharedColumns | undefined, b: SharedColumns) =>
-  a !== undefined && a.vectors === b.vectors && a.factors === b.factors && a.rowids === b.rowids && a.expires === b.expires && a.hasVector === b.hasVector;
+  a !== undefined && (Object.keys(b) as (keyof SharedColumns)[]).every((name) => a[name] === b[name]);
 
 export const scanThread = new ScanThread();

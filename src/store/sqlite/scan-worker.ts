@@ -8,6 +8,7 @@
  */
 import { fixedPointCosine } from "./fixed-point";
 import { LAYOUT_WORDS, type ScanThreadMessage, type ScanThreadReply, type SharedColumns } from "./scan-thread";
+import { slotFilter } from "./slot-filter";
 import { exactTopK } from "./top-k";
 import { kernelFor, type ScoreFn } from "./vector-kernel";
 
@@ -50,14 +51,13 @@ function search(msg: Extract<ScanThreadMessage, { type: "scan" }>): ScanThreadRe
   try {
     // the main thread moved the areas since it asked: writing at these offsets could hit its rows
     if (Atomics.load(words, LAYOUT_WORDS.generation) !== msg.at.generation) return { id: msg.id, stale: true };
-    const { at, n, unit, now } = msg;
+    const { at, n, unit } = msg;
     new Int16Array(memory.buffer, at.query, msg.stride).set(msg.query);
     score(at.query, at.rows, n, at.scales, at.scores);
     const dim = unit.length;
-    const { vectors, factors, rowids, expires, hasVector } = columns;
+    const { vectors, factors, rowids } = columns;
     const rows = { cosine: (slot: number) => fixedPointCosine(unit, vectors, slot * dim, factors[slot]!), rowid: (slot: number) => rowids[slot]! };
-    // the empty filter, as UserVectors.accepting evaluates it
-    const accept = msg.filter ? (slot: number) => expires[slot]! > now && hasVector[slot] === 1 : true;
+    const accept = msg.filter ? slotFilter(msg.filter, columns) : true;
     const { found, secondPass } = exactTopK(new Float32Array(memory.buffer, at.scores, n), n, msg.k, msg.want, accept, msg.unitScale, msg.bound, rows);
     return { id: msg.id, rowids: Float64Array.from(found, (f) => f.rowid), distances: Float64Array.from(found, (f) => f.distance), secondPass };
   } finally {

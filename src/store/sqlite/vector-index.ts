@@ -4,6 +4,7 @@ import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
 import { kernelFor, kernelMemory, type GatherFn, type Kernel, type ScoreFn } from "./vector-kernel";
 import { LAYOUT_WORDS, scanThread, withLayoutLock, type ScanResult, type SharedColumns } from "./scan-thread";
+import { slotFilter, type FilterIds } from "./slot-filter";
 import { byDistance, exactTopK, rescore, siftDown, siftUp, type Ranked, type RankedRows } from "./top-k";
 import { IdColumn, TimestampColumn } from "./compact-strings";
 import { fixedPointCosine, fixedPointUnit, toFixedPoint } from "./fixed-point";
@@ -656,7 +657,7 @@ class UserVectors {
   private readonly slotOf = new Map<number, number>();
   /** interned strings (namespace, session, agent, type, tags) → small ints */
   private readonly dict = new Map<string, number>();
-  /** shared with the scan thread (SharedColumns), like vectors, factors, expires and hasVector */
+  /** shared with the scan thread (SharedColumns), like the vectors and the filter columns but tags */
   private rowids: Float64Array;
   /** what ranking reads (MemoryRef): memory id and created_at as stored (compact-strings.ts), importance, access count (committed) */
   private readonly ids: IdColumn;
@@ -712,13 +713,13 @@ class UserVectors {
     this.vectors = shared(Int16Array, this.capacity * dim);
     this.factors = shared(Float64Array, this.capacity);
     this.unitRow = new Float32Array(dim);
-    this.namespace = new Int32Array(this.capacity);
-    this.session = new Int32Array(this.capacity);
-    this.agent = new Int32Array(this.capacity);
-    this.type = new Int32Array(this.capacity);
-    this.pinned = new Uint8Array(this.capacity);
+    this.namespace = shared(Int32Array, this.capacity);
+    this.session = shared(Int32Array, this.capacity);
+    this.agent = shared(Int32Array, this.capacity);
+    this.type = shared(Int32Array, this.capacity);
+    this.pinned = shared(Uint8Array, this.capacity);
     this.hasVector = shared(Uint8Array, this.capacity);
-    this.created = new Float64Array(this.capacity);
+    this.created = shared(Float64Array, this.capacity);
     this.expires = shared(Float64Array, this.capacity);
     this.ids = new IdColumn(this.capacity);
     this.keywords = new WalletKeywords(this.capacity);
@@ -894,13 +895,13 @@ class UserVectors {
     this.accessCount = widen(this.accessCount, (n) => new Float64Array(n));
     this.vectors = widen(this.vectors, (n) => shared(Int16Array, n), this.dim);
     this.factors = widen(this.factors, (n) => shared(Float64Array, n));
-    this.namespace = widen(this.namespace, (n) => new Int32Array(n));
-    this.session = widen(this.session, (n) => new Int32Array(n));
-    this.agent = widen(this.agent, (n) => new Int32Array(n));
-    this.type = widen(this.type, (n) => new Int32Array(n));
-    this.pinned = widen(this.pinned, (n) => new Uint8Array(n));
+    this.namespace = widen(this.namespace, (n) => shared(Int32Array, n));
+    this.session = widen(this.session, (n) => shared(Int32Array, n));
+    this.agent = widen(this.agent, (n) => shared(Int32Array, n));
+    this.type = widen(this.type, (n) => shared(Int32Array, n));
+    this.pinned = widen(this.pinned, (n) => shared(Uint8Array, n));
     this.hasVector = widen(this.hasVector, (n) => shared(Uint8Array, n));
-    this.created = widen(this.created, (n) => new Float64Array(n));
+    this.created = widen(this.created, (n) => shared(Float64Array, n));
     this.expires = widen(this.expires, (n) => shared(Float64Array, n));
     this.capacity = capacity;
     this.ids.reserve(capacity);
@@ -972,6 +973,13 @@ class UserVectors {
    * match; `vectors`: rows without a vector never match.
    */
   accepting(filter: MemoryFilter, now: number, vectors: boolean): SlotFilter | null {
+    const ids = this.filterIds(filter, now, vectors);
+    if (!ids) return null;
+    return this.passesAll(ids) ? true : slotFilter(ids, { ...this.sharedColumns(), tags: this.tags });
+  }
+
+  /** The filter in this wallet's interned ids; null when it can match no row (a value no row has). */
+  private filterIds(filter: MemoryFilter, now: number, vectors: boolean): FilterIds | null {
     // text columns come back from SQLite as UTF-8 (a lone surrogate became U+FFFD), and SQL compares
     // the filter's UTF-8 form: compare the same form here
     const id = (value: string | undefined) => (value === undefined ? -1 : (this.dict.get(value.toWellFormed()) ?? -2));
@@ -980,36 +988,27 @@ class UserVectors {
     const agent = id(filter.agent_id);
     const type = id(filter.memory_type);
     if (namespace === -2 || session === -2 || agent === -2 || type === -2) return null;
-    let tagIds: Set<number> | null = null;
+    let tags: Set<number> | null = null;
     if (filter.tags?.length) {
-      tagIds = new Set(filter.tags.flatMap((tag) => this.dict.get(tag) ?? []));
-      if (tagIds.size === 0) return null;
+      tags = new Set(filter.tags.flatMap((tag) => this.dict.get(tag) ?? []));
+      if (tags.size === 0) return null;
     }
     const pinned = filter.pinned === undefined ? -1 : filter.pinned ? 1 : 0;
     const after = filter.created_after === undefined ? -Infinity : Date.parse(filter.created_after);
     const before = filter.created_before === undefined ? Infinity : Date.parse(filter.created_before);
-    const unfiltered = namespace === -1 && session === -1 && agent === -1 && type === -1 && tagIds === null && pinned === -1 && after === -Infinity && before === Infinity;
-    if (unfiltered && (!vectors || this.vectorless === 0) && this.noneExpired(now)) return true;
-    const [ns, se, ag, ty, pi, cr, ex, tg, hv] = [this.namespace, this.session, this.agent, this.type, this.pinned, this.created, this.expires, this.tags, this.hasVector];
-    return (slot) => {
-      if (ex[slot]! <= now) return false;
-      if (vectors && hv[slot] === 0) return false;
-      if (namespace >= 0 && ns[slot] !== namespace) return false;
-      if (session >= 0 && se[slot] !== session) return false;
-      if (agent >= 0 && ag[slot] !== agent) return false;
-      if (type >= 0 && ty[slot] !== type) return false;
-      if (pinned >= 0 && pi[slot] !== pinned) return false;
-      const created = cr[slot]!;
-      if (created <= after || created >= before) return false;
-      if (tagIds !== null) {
-        const tags = tg[slot];
-        if (!tags) return false;
-        let any = false;
-        for (let i = 0; i < tags.length && !any; i++) any = tagIds.has(tags[i]!);
-        if (!any) return false;
-      }
-      return true;
-    };
+    return { namespace, session, agent, type, pinned, after, before, tags, vectors, now };
+  }
+
+  /** Every row passes: no filter, and no row expired or (for vector search) without a vector. */
+  private passesAll(f: FilterIds): boolean {
+    const unfiltered = f.namespace === -1 && f.session === -1 && f.agent === -1 && f.type === -1 && f.tags === null && f.pinned === -1 && f.after === -Infinity && f.before === Infinity;
+    return unfiltered && (!f.vectors || this.vectorless === 0) && this.noneExpired(f.now);
+  }
+
+  /** The columns the scan thread reads (as they are now: they are new arrays after they grow). */
+  private sharedColumns(): SharedColumns {
+    const { vectors, factors, rowids, namespace, session, agent, type, pinned, created, expires, hasVector } = this;
+    return { vectors, factors, rowids, namespace, session, agent, type, pinned, created, expires, hasVector };
   }
 
   /** Cosine of the unit `query` with the row's vector; undefined when the row has none. */
@@ -1071,14 +1070,13 @@ class UserVectors {
     const quantized = this.quantized;
     const query = unit(vector);
     const here = () => this.withRefs(this.nearest(vector, filter, k, now));
-    const accept = this.accepting(filter, now, true);
-    // the thread evaluates only what an empty filter checks (expiry, vector present): others search here
-    if (!quantized || !accept || Object.values(filter).some((v) => v !== undefined) || query.every((x) => x === 0)) return here();
+    const ids = this.filterIds(filter, now, true);
+    // tags are per-row arrays the thread does not have: such searches run here
+    if (!quantized || !ids || ids.tags !== null || query.every((x) => x === 0)) return here();
     const n = this.size;
     const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
     const version = this.version;
-    const columns: SharedColumns = { vectors: this.vectors, factors: this.factors, rowids: this.rowids, expires: this.expires, hasVector: this.hasVector };
-    const scan = await quantized.searchElsewhere({ unit: query, n, k, want, filter: accept !== true, now, columns });
+    const scan = await quantized.searchElsewhere({ unit: query, n, k, want, filter: this.passesAll(ids) ? null : ids, columns: this.sharedColumns() });
     if (!scan) return here();
     vectorIndexCounters.offloadedScans++;
     if (this.version !== version) {
@@ -1261,7 +1259,7 @@ class Quantized {
    * The search (exactTopK over these rows, empty filter) run by the scan thread on the rows as they
    * are when it runs; null when it is unavailable.
    */
-  searchElsewhere(search: { unit: Float64Array; n: number; k: number; want: number; filter: boolean; now: number; columns: SharedColumns }): Promise<ScanResult | null> {
+  searchElsewhere(search: { unit: Float64Array; n: number; k: number; want: number; filter: FilterIds | null; columns: SharedColumns }): Promise<ScanResult | null> {
     const query = new Int16Array(this.stride);
     const { unitScale, bound } = this.quantizeQuery(search.unit, query);
     const at = { generation: this.generation, query: this.threadQueryAt, scales: this.scalesAt, scores: this.threadScoresAt, rows: this.rowsAt };
