@@ -7,6 +7,27 @@ export function percentiles(samples: number[]): { p50: number; p95: number; p99:
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99), mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
 }
 
+/**
+ * `target` with each method call timed until its answer (a promise's settling, else the return) and
+ * given to `record` while `on()` says so: the stores' and embedders' calls in the latency benches.
+ */
+export function timedCalls<T extends object>(target: T, record: (method: string, ms: number) => void, on: () => boolean = () => true): T {
+  return new Proxy(target, {
+    get(obj, prop, receiver) {
+      const value = Reflect.get(obj, prop, receiver);
+      if (typeof value !== "function" || typeof prop !== "string") return value;
+      return (...callArgs: unknown[]) => {
+        if (!on()) return value.apply(obj, callArgs);
+        const t = performance.now();
+        const result = value.apply(obj, callArgs);
+        if (!(result instanceof Promise)) record(prop, performance.now() - t);
+        else result.then(() => record(prop, performance.now() - t), () => {});
+        return result;
+      };
+    },
+  });
+}
+
 export function printTable(header: string[], rows: string[][]): void {
   console.log(`| ${header.join(" | ")} |`);
   console.log(`|${header.map(() => "---").join("|")}|`);

@@ -26,7 +26,7 @@ import type { TextEmbedder } from "../../src/domain/ports.ts";
 import type { MemoryFilter } from "../../src/domain/store-port.ts";
 import { RedisStore } from "../../src/store/redis/redis-store.ts";
 import { connectClient } from "../../src/store/redis/client.ts";
-import { percentiles, printTable } from "./bench-util.ts";
+import { percentiles, printTable, timedCalls } from "./bench-util.ts";
 import { prng, syntheticQuery } from "./synthetic.ts";
 
 const { values: args } = parseArgs({
@@ -57,18 +57,8 @@ const texts = Array.from({ length: n }, () => syntheticQuery(rng));
 const samples = new Map<string, number[]>();
 let timing = false;
 const add = (name: string, ms: number) => void (samples.get(name) ?? samples.set(name, []).get(name)!).push(ms);
-const timedStore = new Proxy(store, {
-  get(obj, prop, receiver) {
-    const value = Reflect.get(obj, prop, receiver);
-    if (typeof value !== "function" || typeof prop !== "string") return value;
-    return (...callArgs: unknown[]) => {
-      const t = performance.now();
-      const result = value.apply(obj, callArgs);
-      if (timing && result instanceof Promise) result.then(() => add(`store.${prop}`, performance.now() - t), () => {});
-      return result;
-    };
-  },
-});
+const timedStore = timedCalls(store, (method, ms) => add(`store.${method}`, ms), () => timing);
+
 const timedEmbedder: TextEmbedder = {
   modelId: embedder.modelId,
   dimension: embedder.dimension,

@@ -63,7 +63,7 @@ import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { VectorIndex, type CacheBytes } from "../../src/store/sqlite/vector-index.ts";
 import { heapStats } from "bun:jsc";
 import { prng, syntheticMemory, syntheticQuery, type Rng } from "./synthetic.ts";
-import { memorySnapshot, type MemorySnapshot } from "./bench-util.ts";
+import { memorySnapshot, timedCalls, type MemorySnapshot } from "./bench-util.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -172,25 +172,13 @@ mkdirSync(dataDir, { recursive: true }); // a new --data-dir is created, as the 
 /** The store, wrapped so every call can be timed; `timings` collects per-method histograms while on. */
 const timings = new Map<string, Histogram>();
 let timing = false;
+// until the answer: sqlite's vector searches of large wallets run on its scan thread, and its keyword
+// search waits for the query vector (the hits' cosines), as Redis's calls wait for Redis
 function timed<T extends object>(target: T, prefix: string): T {
-  return new Proxy(target, {
-    get(obj, prop, receiver) {
-      const value = Reflect.get(obj, prop, receiver);
-      if (typeof value !== "function" || typeof prop !== "string") return value;
-      return (...callArgs: unknown[]) => {
-        if (!timing) return value.apply(obj, callArgs);
-        const name = `${prefix}${prop}`;
-        const hist = timings.get(name) ?? timings.set(name, new Histogram()).get(name)!;
-        const t = performance.now();
-        const result = value.apply(obj, callArgs);
-        // until the answer: sqlite's vector searches of large wallets run on its scan thread, and its
-        // keyword search waits for the query vector (the hits' cosines), as Redis's calls wait for Redis
-        if (!(result instanceof Promise)) hist.add(performance.now() - t);
-        else result.then(() => hist.add(performance.now() - t), () => {});
-        return result;
-      };
-    },
-  });
+  return timedCalls(target, (method, ms) => {
+    const name = `${prefix}${method}`;
+    (timings.get(name) ?? timings.set(name, new Histogram()).get(name)!).add(ms);
+  }, () => timing);
 }
 
 async function openEngine(): Promise<{ store: MemoryStore; cleanup: () => Promise<void> }> {

@@ -26,7 +26,7 @@ import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts
 import { Recall } from "../../src/domain/recall.ts";
 import { RedisStore } from "../../src/store/redis/redis-store.ts";
 import { connectClient, type RedisClient } from "../../src/store/redis/client.ts";
-import { percentiles } from "./bench-util.ts";
+import { percentiles, timedCalls } from "./bench-util.ts";
 import { prng, syntheticQuery } from "./synthetic.ts";
 
 const { values: args } = parseArgs({
@@ -70,20 +70,8 @@ for (const entry of entries) {
   const store = await RedisStore.connect(entry.url, { keyPrefix: entry.prefix });
   const userId = await store.userIdForWallet(address);
   const calls = new Map<string, number[]>();
-  const timed = new Proxy(store, {
-    get(obj, prop, receiver) {
-      const value = Reflect.get(obj, prop, receiver);
-      if (typeof value !== "function" || typeof prop !== "string") return value;
-      return (...callArgs: unknown[]) => {
-        const t = performance.now();
-        const result = value.apply(obj, callArgs);
-        if (timing && result instanceof Promise) {
-          result.then(() => void (calls.get(prop) ?? calls.set(prop, []).get(prop)!).push(performance.now() - t), () => {});
-        }
-        return result;
-      };
-    },
-  });
+  const timed = timedCalls(store, (method, ms) => void (calls.get(method) ?? calls.set(method, []).get(method)!).push(ms), () => timing);
+
   const recall = new Recall(timed, embedder, Date.now);
   const key = `${entry.url} ${JSON.stringify(entry.set ?? [])}`;
   (settings.get(key) ?? settings.set(key, []).get(key)!).push({

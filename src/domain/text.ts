@@ -73,7 +73,7 @@ export function estimateTokens(text: string): number {
 
 export const tokensForChars = (chars: number) => Math.ceil(chars / 4);
 
-export function cosine(a: Float32Array, b: Float32Array): number {
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let dot = 0;
   let na = 0;
   let nb = 0;

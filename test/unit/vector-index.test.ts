@@ -25,6 +25,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { newMemory, type Memory, type MemoryType } from "../../src/domain/memory";
+import { cosine } from "../../src/domain/text";
 import type { MemoryFilter, StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-index";
@@ -139,18 +140,6 @@ function fixedPoint(vector: Float32Array): number[] {
   return Array.from(vector, (x) => (max > 0 ? Math.round((x * FULL_SCALE) / max) : 0));
 }
 
-function cosineOf(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0;
-  let aa = 0;
-  let bb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    aa += a[i]! * a[i]!;
-    bb += b[i]! * b[i]!;
-  }
-  return aa === 0 || bb === 0 ? 0 : dot / (Math.sqrt(aa) * Math.sqrt(bb));
-}
-
 const matches = matchesFilter;
 
 /** Every matching row of the user, nearest first (ties by rowid). Rows of another dimension never match. */
@@ -160,7 +149,7 @@ function reference(rows: Model, userId: string, query: Float32Array, filter: Mem
     if (memory.user_id !== userId || vector.length !== query.length || !matches(memory, filter, now)) continue;
     const norm = Math.hypot(...vector);
     const bound = norm === 0 ? 0 : (Math.sqrt(vector.length) * Math.max(...Array.from(vector, Math.abs))) / (FULL_SCALE * norm);
-    out.push({ id: memory.id, rowid, distance: 1 - cosineOf(query, fixedPoint(vector)), trueDistance: 1 - cosineOf(query, vector), bound });
+    out.push({ id: memory.id, rowid, distance: 1 - cosine(query, fixedPoint(vector)), trueDistance: 1 - cosine(query, vector), bound });
   }
   return out.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid);
 }
