@@ -918,6 +918,8 @@ describe("vector kernel", () => {
     const scores = new Float32Array(memory.buffer, scoresAt, n);
     scores.fill(-7);
     withLayoutLock(memory, () => {}); // the areas "moved" once: generation 1
+    // a request that cannot be sent (not cloneable) is answered null, and the next one still carries the memory
+    expect(await scanThread.scan(memory, { ...request(1, any), filter: (() => any) as unknown as FilterIds })).toBeNull();
     expect(await scanThread.scan(memory, request(0, any))).toBeNull();
     expect(scores.every((x) => x === -7)).toBe(true); // nothing written under the old layout
     for (const { label, ids, pass } of filters) {

@@ -136,7 +136,14 @@ class ScanThread {
       const known = !first && sameColumns(this.sent.get(memory), columns);
       if (!known) this.sent.set(memory, columns);
       const message: ScanThreadMessage = { type: "scan", id, key, ...search, ...(first ? { memory } : {}), ...(known ? {} : { columns }) };
-      worker.postMessage(message);
+      try {
+        worker.postMessage(message);
+      } catch (error) {
+        // not sent (it could not be cloned): this search runs on the main thread
+        this.answer({ id, error: error instanceof Error ? error.message : String(error) });
+        if (first) this.keys.delete(memory); // the thread never got the memory: send it with the next search
+        this.sent.delete(memory);
+      }
     });
   }
 
