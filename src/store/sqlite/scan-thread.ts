@@ -16,9 +16,9 @@ export interface ScanLayout {
 /**
  * A wallet's columns the scan thread reads, in SharedArrayBuffers the main thread writes (vector-index.ts
  * UserVectors): 16-bit vectors and their factors (fixed-point.ts), rowids (ties), and what a filter
- * without tags reads (slot-filter.ts).
+ * reads (slot-filter.ts).
  */
-export interface SharedColumns extends Omit<FilterColumns, "tags"> {
+export interface SharedColumns extends FilterColumns {
   vectors: Int16Array;
   factors: Float64Array;
   rowids: Float64Array;

@@ -21,7 +21,7 @@ export interface FilterIds {
   now: number;
 }
 
-/** The per-slot columns a filter reads (tags only on the main thread: per-row arrays are not shared). */
+/** The per-slot columns a filter reads, and the wallet's tag sets (tag-sets.ts). */
 export interface FilterColumns {
   namespace: Int32Array;
   session: Int32Array;
@@ -31,12 +31,15 @@ export interface FilterColumns {
   created: Float64Array;
   expires: Float64Array;
   hasVector: Uint8Array;
-  tags?: (Int32Array | null)[];
+  /** the row's tag set number, 0 for none */
+  tagSet: Int32Array;
+  tagStarts: Int32Array;
+  tagList: Int32Array;
 }
 
 export function slotFilter(f: FilterIds, c: FilterColumns): (slot: number) => boolean {
   const { namespace, session, agent, type, pinned, after, before, tags: tagIds, vectors, now } = f;
-  const [ns, se, ag, ty, pi, cr, ex, hv, tg] = [c.namespace, c.session, c.agent, c.type, c.pinned, c.created, c.expires, c.hasVector, c.tags];
+  const [ns, se, ag, ty, pi, cr, ex, hv, ts, starts, list] = [c.namespace, c.session, c.agent, c.type, c.pinned, c.created, c.expires, c.hasVector, c.tagSet, c.tagStarts, c.tagList];
   return (slot) => {
     if (ex[slot]! <= now) return false;
     if (vectors && hv[slot] === 0) return false;
@@ -48,10 +51,10 @@ export function slotFilter(f: FilterIds, c: FilterColumns): (slot: number) => bo
     const created = cr[slot]!;
     if (created <= after || created >= before) return false;
     if (tagIds !== null) {
-      const tags = tg?.[slot];
-      if (!tags) return false;
+      const set = ts[slot]!;
+      if (set === 0) return false;
       let any = false;
-      for (let i = 0; i < tags.length && !any; i++) any = tagIds.has(tags[i]!);
+      for (let i = starts[set - 1]!, end = starts[set]!; i < end && !any; i++) any = tagIds.has(list[i]!);
       if (!any) return false;
     }
     return true;

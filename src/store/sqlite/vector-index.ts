@@ -5,6 +5,7 @@ import { memoryWhere } from "./filter-sql";
 import { kernelFor, kernelMemory, type GatherFn, type Kernel, type ScoreFn } from "./vector-kernel";
 import { LAYOUT_WORDS, scanThread, withLayoutLock, type ScanResult, type SharedColumns } from "./scan-thread";
 import { slotFilter, type FilterIds } from "./slot-filter";
+import { TagSets } from "./tag-sets";
 import { byDistance, exactTopK, rescore, siftDown, siftUp, type Ranked, type RankedRows } from "./top-k";
 import { IdColumn, TimestampColumn } from "./compact-strings";
 import { fixedPointCosine, fixedPointUnit, toFixedPoint } from "./fixed-point";
@@ -680,9 +681,9 @@ class UserVectors {
   private hasVector: Uint8Array;
   private created: Float64Array;
   private expires: Float64Array;
-  private tags: (Int32Array | null)[] = [];
-  /** one tag id array per distinct tags JSON: rows with the same tags share it (read-only), instead of ~80 bytes each */
-  private readonly tagSets = new Map<string, Int32Array>();
+  /** the row's tag set number (0: no tags) in tagSets, where rows with the same tags share one entry */
+  private tagSet: Int32Array;
+  private readonly tagSets = new TagSets((n) => shared(Int32Array, n));
   private quantized: Quantized | null = null;
   /** slots newest first, for list pages; rebuilt on the first page after any change */
   private order: Int32Array | null = null;
@@ -721,6 +722,7 @@ class UserVectors {
     this.hasVector = shared(Uint8Array, this.capacity);
     this.created = shared(Float64Array, this.capacity);
     this.expires = shared(Float64Array, this.capacity);
+    this.tagSet = shared(Int32Array, this.capacity);
     this.ids = new IdColumn(this.capacity);
     this.keywords = new WalletKeywords(this.capacity);
   }
@@ -732,8 +734,7 @@ class UserVectors {
 
   memory(): CacheBytes {
     const columns = [this.rowids, this.importance, this.accessCount, this.namespace, this.session, this.agent, this.type, this.pinned, this.hasVector, this.created, this.expires];
-    let tags = 8 * this.tags.length;
-    for (const set of this.tagSets.values()) tags += 72 + set.byteLength;
+    const tags = this.tagSet.byteLength + this.tagSets.bytes();
     const strings = this.ids.bytes() + this.createdAt.bytes();
     return {
       vectors: this.vectors.byteLength + this.factors.byteLength,
@@ -819,12 +820,7 @@ class UserVectors {
     this.expires[slot] = row.expires_at === null ? Infinity : Date.parse(row.expires_at);
     this.expiryFloor = Math.min(this.expiryFloor, this.expires[slot]!);
     const tags = row.tags === null ? [] : (JSON.parse(row.tags) as unknown[]);
-    if (tags.length === 0) this.tags[slot] = null;
-    else {
-      let set = this.tagSets.get(row.tags!);
-      if (!set) this.tagSets.set(row.tags!, (set = Int32Array.from(tags, (t) => this.intern(String(t)))));
-      this.tags[slot] = set;
-    }
+    this.tagSet[slot] = tags.length === 0 ? 0 : this.tagSets.numberOf(row.tags!, () => tags.map((t) => this.intern(String(t))));
     if (this.quantized) this.quantized.set(slot, this.unitOf(slot));
     else if (this.size >= KERNEL_MIN_ROWS && this.dim > 0) this.quantize();
   }
@@ -855,10 +851,10 @@ class UserVectors {
       this.hasVector[slot] = this.hasVector[last]!;
       this.created[slot] = this.created[last]!;
       this.expires[slot] = this.expires[last]!;
-      this.tags[slot] = this.tags[last]!;
+      this.tagSet[slot] = this.tagSet[last]!;
       this.quantized?.move(last, slot);
     }
-    this.tags[last] = null;
+    this.tagSet[last] = 0;
     this.ids.clear(last);
     this.createdAt.clear(last);
     this.keywords.delete(slot, last);
@@ -903,6 +899,7 @@ class UserVectors {
     this.hasVector = widen(this.hasVector, (n) => shared(Uint8Array, n));
     this.created = widen(this.created, (n) => shared(Float64Array, n));
     this.expires = widen(this.expires, (n) => shared(Float64Array, n));
+    this.tagSet = widen(this.tagSet, (n) => shared(Int32Array, n));
     this.capacity = capacity;
     this.ids.reserve(capacity);
     this.quantized?.reserve(capacity, this.size);
@@ -975,7 +972,7 @@ class UserVectors {
   accepting(filter: MemoryFilter, now: number, vectors: boolean): SlotFilter | null {
     const ids = this.filterIds(filter, now, vectors);
     if (!ids) return null;
-    return this.passesAll(ids) ? true : slotFilter(ids, { ...this.sharedColumns(), tags: this.tags });
+    return this.passesAll(ids) ? true : slotFilter(ids, this.sharedColumns());
   }
 
   /** The filter in this wallet's interned ids; null when it can match no row (a value no row has). */
@@ -1007,8 +1004,9 @@ class UserVectors {
 
   /** The columns the scan thread reads (as they are now: they are new arrays after they grow). */
   private sharedColumns(): SharedColumns {
-    const { vectors, factors, rowids, namespace, session, agent, type, pinned, created, expires, hasVector } = this;
-    return { vectors, factors, rowids, namespace, session, agent, type, pinned, created, expires, hasVector };
+    const { vectors, factors, rowids, namespace, session, agent, type, pinned, created, expires, hasVector, tagSet } = this;
+    const { starts: tagStarts, list: tagList } = this.tagSets;
+    return { vectors, factors, rowids, namespace, session, agent, type, pinned, created, expires, hasVector, tagSet, tagStarts, tagList };
   }
 
   /** Cosine of the unit `query` with the row's vector; undefined when the row has none. */
@@ -1071,8 +1069,7 @@ class UserVectors {
     const query = unit(vector);
     const here = () => this.withRefs(this.nearest(vector, filter, k, now));
     const ids = this.filterIds(filter, now, true);
-    // tags are per-row arrays the thread does not have: such searches run here
-    if (!quantized || !ids || ids.tags !== null || query.every((x) => x === 0)) return here();
+    if (!quantized || !ids || query.every((x) => x === 0)) return here();
     const n = this.size;
     const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
     const version = this.version;
