@@ -98,7 +98,7 @@ export function withLayoutLock(memory: WebAssembly.Memory, move: () => void): vo
 }
 
 /**
- * One background thread per process that runs large wallets' unfiltered vector searches
+ * One background thread per process that runs large wallets' top-k vector searches
  * (scan-worker.ts: the int8 kernel scan, the first pass and the exact rescoring) on the memory and
  * columns the main thread keeps them in, so that the main thread serves other requests meanwhile:
  * with one process, the second core otherwise only embedded queries. Answers null when the thread

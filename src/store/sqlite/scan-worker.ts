@@ -1,5 +1,5 @@
 /**
- * The scan thread (scan-thread.ts): runs a large wallet's unfiltered vector search, the int8 kernel
+ * The scan thread (scan-thread.ts): runs a large wallet's top-k vector search under its filter, the int8 kernel
  * over its rows and exactTopK (first pass, exact rescoring, second pass), on the memory and columns
  * the main thread shares with it, and answers the k nearest rows. It writes only its own areas of
  * the kernel memory (the query and scores areas the layout names), and only while it holds the

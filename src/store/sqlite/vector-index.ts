@@ -28,7 +28,7 @@ export interface VectorIndexOptions {
   /** Rows read per chunk of a background load, i.e. per event-loop turn (default 1,024, ~15 ms at 100-d). */
   loadChunkRows?: number;
   /**
-   * Wallets with at least this many rows have their unfiltered top-k scans run by the scan thread
+   * Wallets with at least this many rows have their top-k scans (not dedup's minimum-similarity ones) run by the scan thread
    * (scan-thread.ts) while the main thread serves other requests (default OFFLOAD_MIN_ROWS).
    */
   offloadMinRows?: number;
@@ -67,7 +67,7 @@ export const vectorIndexCounters = {
 /** Users with fewer rows are searched with a plain exact scan; from this size on with the int8 SIMD kernel. */
 const KERNEL_MIN_ROWS = 2048;
 /**
- * From this many rows on, a wallet's unfiltered top-k scans go to the scan thread. Below it, the
+ * From this many rows on, a wallet's top-k scans go to the scan thread. Below it, the
  * message round trip costs the main thread about what the scan would.
  */
 const OFFLOAD_MIN_ROWS = 16_384;
@@ -235,7 +235,7 @@ export class VectorIndex {
   /**
    * The k nearest active rows of the user under the filter, nearest first (ties by rowid). With
    * `min`, rows whose cosine is below it may be left out (see MemoryStore.nearest). A promise only
-   * when the scan thread answers (a large wallet, unfiltered); every other answer is computed before
+   * when the scan thread answers (a large wallet, no minimum); every other answer is computed before
    * returning, so a search inside the caller's transaction reads within it.
    */
   nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] | Promise<Neighbour[]> {
@@ -1056,13 +1056,10 @@ class UserVectors {
   }
 
   /**
-   * `nearest` (without a minimum), with the int8 scan and the first pass run by the scan thread when
-   * the filter is empty: the main thread serves other requests meanwhile. The thread picks the best
-   * rows of all; this thread drops the ones that do not pass (expired, or without a vector), which the
-   * certificate allows: a row left out still scores at most threshold + bound. The answer is
-   * `nearest`'s; the search runs here instead when the rows changed while the thread scanned them
-   * (the wallet's version moved), when fewer than k candidates pass or the certificate fails (the
-   * second pass reads every score: rare), and when the thread is unavailable.
+   * `nearest` (without a minimum) run by the scan thread, the filter included (slot-filter.ts over
+   * the shared columns), while the main thread serves other requests. The answer is `nearest`'s: the
+   * search runs here instead when the rows changed while the thread searched them (the wallet's
+   * version moved), when the thread is unavailable, and for a zero query or a filter no row matches.
    */
   async nearestOffloaded(vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<Neighbour[]> {
     const quantized = this.quantized;
@@ -1253,7 +1250,7 @@ class Quantized {
   }
 
   /**
-   * The search (exactTopK over these rows, empty filter) run by the scan thread on the rows as they
+   * The search (exactTopK over these rows under the filter) run by the scan thread on the rows as they
    * are when it runs; null when it is unavailable.
    */
   searchElsewhere(search: { unit: Float64Array; n: number; k: number; want: number; filter: FilterIds | null; columns: SharedColumns }): Promise<ScanResult | null> {
