@@ -50,17 +50,14 @@ export type ScanThreadMessage =
   | ({ type: "scan"; id: number; key: number; memory?: WebAssembly.Memory } & Omit<ScanRequest, "columns"> & { columns?: SharedColumns })
   | { type: "forget"; key: number };
 
-export type ScanThreadReply =
-  | { id: number; rowids: Float64Array; distances: Float64Array; secondPass: boolean }
-  | { id: number; stale: true }
-  | { id: number; error: string };
-
 /** A search's answer from the scan thread: the k nearest, nearest first (exactTopK's). */
 export interface ScanResult {
   rowids: Float64Array;
   distances: Float64Array;
   secondPass: boolean;
 }
+
+export type ScanThreadReply = ({ id: number } & ScanResult) | { id: number; stale: true } | { id: number; error: string };
 
 /**
  * Int32 words at the start of every kernel memory that the main thread and the scan thread share:
@@ -69,6 +66,11 @@ export interface ScanResult {
  * asked for under an older layout is refused instead of writing where rows now are.
  */
 export const LAYOUT_WORDS = { lock: 0, generation: 1, bytes: 16 } as const;
+
+/** The memory's layout generation: what a scan is asked under (only the main thread moves it). */
+export function layoutGeneration(memory: WebAssembly.Memory): number {
+  return Atomics.load(new Int32Array(memory.buffer, 0, LAYOUT_WORDS.bytes / 4), LAYOUT_WORDS.generation);
+}
 const FREE = 0;
 const HELD_BY_MAIN = 2;
 /** A scan holds the lock ~0.6 ms at 100k rows; past this the scan thread is taken to be stuck. */
@@ -81,7 +83,7 @@ export function withLayoutLock(memory: WebAssembly.Memory, move: () => void): vo
   let held: number;
   while ((held = Atomics.compareExchange(words, LAYOUT_WORDS.lock, FREE, HELD_BY_MAIN)) !== FREE) {
     if (performance.now() - started > LOCK_PATIENCE_MS) {
-      log.warn("[engram] vector scan thread held a wallet's memory past 2 s; moving its areas anyway (its scan is refused)");
+      log.warn("[engram] vector scan thread held a wallet's memory past 2 s; moving its areas anyway (scans asked before are refused)");
       break;
     }
     Atomics.wait(words, LAYOUT_WORDS.lock, held, 50);

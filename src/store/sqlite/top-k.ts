@@ -52,11 +52,11 @@ export function rescore(rows: RankedRows, slots: ArrayLike<number>): Ranked[] {
 }
 
 /**
- * The first pass of a vector search, shared by the main thread and the scan worker: the `want`
- * accepted slots with the best first-pass scores (a min-heap, in heap order), and the lowest score
- * among them once there are `want` (-Infinity before: every accepted slot got in).
+ * exactTopK's first pass: the `want` accepted slots with the best first-pass scores (a min-heap, in
+ * heap order), and the lowest score among them once there are `want` (-Infinity before: every
+ * accepted slot got in).
  */
-export function topSlots(scores: Float32Array, n: number, want: number, accept: SlotFilter): { slots: Int32Array; threshold: number } {
+function topSlots(scores: Float32Array, n: number, want: number, accept: SlotFilter): { slots: Int32Array; threshold: number } {
   const heap = new Int32Array(want);
   const heapScore = new Float64Array(want);
   let size = 0;

@@ -3,7 +3,7 @@ import type { Memory } from "../../domain/memory";
 import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
 import { kernelFor, kernelMemory, type GatherFn, type Kernel, type ScoreFn } from "./vector-kernel";
-import { LAYOUT_WORDS, scanThread, withLayoutLock, type ScanResult, type SharedColumns } from "./scan-thread";
+import { LAYOUT_WORDS, layoutGeneration, scanThread, withLayoutLock, type ScanResult, type SharedColumns } from "./scan-thread";
 import { slotFilter, type FilterIds } from "./slot-filter";
 import { TagSets } from "./tag-sets";
 import { byDistance, exactTopK, rescore, siftDown, siftUp, type Ranked, type RankedRows } from "./top-k";
@@ -44,7 +44,7 @@ export const vectorIndexCounters = {
   namespaceScans: 0,
   /** searches that needed the second (bound) pass */
   secondPasses: 0,
-  /** searches whose scan and first pass the scan thread ran */
+  /** searches the scan thread ran (kernel scan, first pass, exact rescoring) */
   offloadedScans: 0,
   /** of those, answers dropped because the wallet's rows changed meanwhile (the search ran again on the main thread) */
   offloadDiscards: 0,
@@ -658,7 +658,7 @@ class UserVectors {
   private readonly slotOf = new Map<number, number>();
   /** interned strings (namespace, session, agent, type, tags) → small ints */
   private readonly dict = new Map<string, number>();
-  /** shared with the scan thread (SharedColumns), like the vectors and the filter columns but tags */
+  /** shared with the scan thread (SharedColumns), like the vectors and the filter columns */
   private rowids: Float64Array;
   /** what ranking reads (MemoryRef): memory id and created_at as stored (compact-strings.ts), importance, access count (committed) */
   private readonly ids: IdColumn;
@@ -1228,9 +1228,6 @@ class Quantized {
     return this.scalesAt + 12 * this.capacity;
   }
 
-  /** layout generation (LAYOUT_WORDS): moves of the areas so far */
-  private generation = 0;
-
   /** Grows to `capacity` rows, keeping the first `size`. */
   reserve(capacity: number, size: number): void {
     if (capacity <= this.capacity) return;
@@ -1246,7 +1243,6 @@ class Quantized {
       this.rows = new Int8Array(this.memory.buffer, rowsAt, capacity * this.stride);
       this.scales = new Float32Array(this.memory.buffer, this.scalesAt, capacity);
     });
-    this.generation++;
   }
 
   /**
@@ -1256,7 +1252,7 @@ class Quantized {
   searchElsewhere(search: { unit: Float64Array; n: number; k: number; want: number; filter: FilterIds | null; columns: SharedColumns }): Promise<ScanResult | null> {
     const query = new Int16Array(this.stride);
     const { unitScale, bound } = this.quantizeQuery(search.unit, query);
-    const at = { generation: this.generation, query: this.threadQueryAt, scales: this.scalesAt, scores: this.threadScoresAt, rows: this.rowsAt };
+    const at = { generation: layoutGeneration(this.memory), query: this.threadQueryAt, scales: this.scalesAt, scores: this.threadScoresAt, rows: this.rowsAt };
     return scanThread.scan(this.memory, { ...search, stride: this.stride, query, unitScale, bound, at });
   }
 
