@@ -1,5 +1,5 @@
 /**
- * Per-slot string columns of the vector index's cache (vector-index.ts) kept without a JS string per
+ * Per-slot string columns of the vector index's cache (wallet-cache.ts) kept without a JS string per
  * row. At a million cached rows a memory id (36 characters) cost ~76 bytes as a string in an array
  * and a created_at (24) ~64; most of them have a canonical form the cache can rebuild exactly:
  *

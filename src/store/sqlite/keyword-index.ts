@@ -66,7 +66,7 @@ function scratchFor(size: number): void {
 
 /**
  * One wallet's inverted index over its cached rows, addressed by the cache's slots (see UserVectors
- * in vector-index.ts, which owns the slots, the filter columns and the consistency logic and calls
+ * in wallet-cache.ts, which owns the slots, the filter columns and the consistency logic and calls
  * put/delete/move here). Documents are tokenized with `indexTerms()` (NFKD, marks stripped, lower-cased,
  * runs of unicode letters and digits, Porter2-stemmed), the same tokens the FTS5 table is given.
  *
