@@ -11,8 +11,8 @@
  * when given), sends requests to its handler directly (no socket), and per wallet: one
  * `POST /v1/store/batch` of synthetic memories (synthetic.ts), then one `POST /v1/recall`, each with
  * that wallet's signed `x-wallet-auth` header. A warm-up of 250 wallets × 20 memories first fills the
- * process-wide bounded caches (fact signatures, stems) and the JIT, so the growth measured is what
- * more wallets cost. `--dim N` stands in for a model of another dimension: the model's vectors
+ * process-wide bounded caches (fact signatures, stems) and the JIT, then its wallets are dropped
+ * from the cache, so the growth measured is what more wallets cost. `--dim N` stands in for a model of another dimension: the model's vectors
  * projected to N dimensions by a fixed random matrix (cosines roughly kept, so dedup behaves alike).
  * Memory is read after `Bun.gc(true)` (and --idle seconds):
  *
@@ -21,7 +21,9 @@
  * - the cache's own accounting (VectorIndex.memory(): allocated bytes by part) per wallet and per
  *   memory, and the row's own bytes (content, embedding at the model's dimension, id and
  *   timestamps as stored);
- * - the JS object types whose count grew most (bun:jsc heapStats().objectTypeCounts), per wallet.
+ * - the JS object types whose count grew most (bun:jsc heapStats().objectTypeCounts), per wallet;
+ * - the growth left after the cache is dropped (VectorIndex.clear()): what a wallet costs outside
+ *   it (verified-header and wallet → user caches, SQLite, allocator fragmentation).
  */
 import { parseArgs } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -69,6 +71,9 @@ interface ShapeResult {
   cachedRows: number;
   rowBytes: number;
   types: [string, number][];
+  /** growth left once the cache is dropped (VectorIndex.clear()): what the wallets cost outside it */
+  outsideAnon: number;
+  outsideHeap: number;
   baselineAnon: number;
   finalAnon: number;
   seconds: number;
@@ -99,7 +104,7 @@ function report(all: ShapeResult[]): void {
   const b = (bytes: number) => bytes.toFixed(0);
   console.log(`\nmodel ${all[0]!.model} (${all[0]!.dimension}-d); growth after Bun.gc(true)${Number(args.idle) > 0 ? ` and ${args.idle} s idle` : ""}, warm-up of ${WARMUP_WALLETS} × ${WARMUP_MEMORIES} excluded\n`);
   printTable(
-    ["wallets × memories", "stored", "anon RSS / wallet", "JS heap / wallet", "extra (buffers) / wallet", "cache accounted / wallet", "cache / memory", "row's own bytes / memory", "anon RSS after", "run"],
+    ["wallets × memories", "stored", "anon RSS / wallet", "JS heap / wallet", "extra (buffers) / wallet", "cache accounted / wallet", "cache / memory", "row's own bytes / memory", "anon RSS / heap per wallet, cache dropped", "anon RSS after", "run"],
     all.map((r) => [
       `${r.wallets} × ${r.memories}`,
       String(r.stored),
@@ -109,6 +114,7 @@ function report(all: ShapeResult[]): void {
       `${kib(sum(r.cache) / r.wallets)} KiB`,
       `${b(sum(r.cache) / r.stored)} B`,
       `${b(r.rowBytes / r.stored)} B`,
+      `${kib(r.outsideAnon / r.wallets)} / ${kib(r.outsideHeap / r.wallets)} KiB`,
       `${(r.finalAnon / 2 ** 20).toFixed(0)} MiB`,
       `${r.seconds.toFixed(0)} s`,
     ]),
@@ -201,6 +207,7 @@ async function measure(shape: string): Promise<ShapeResult> {
     await wallet(WARMUP_MEMORIES, false);
     progress("warm-up", i, WARMUP_WALLETS);
   }
+  index.clear(); // the warm-up's wallets are not counted either way (loaded again only if asked for)
   const before = await settle();
   for (let i = 1; i <= wallets; i++) {
     await wallet(memories, true);
@@ -211,6 +218,8 @@ async function measure(shape: string): Promise<ShapeResult> {
   const cache = index.memory() as unknown as Record<string, number>;
   const cached = index.cached();
   const beforeCache = before.cache;
+  index.clear();
+  const outside = await settle();
   const types = Object.entries(after.types)
     .map(([t, n]): [string, number] => [t, n - (before.types[t] ?? 0)])
     .sort((a, b) => b[1] - a[1]);
@@ -229,6 +238,8 @@ async function measure(shape: string): Promise<ShapeResult> {
     cachedRows: cached.rows,
     rowBytes,
     types,
+    outsideAnon: outside.anon - before.anon,
+    outsideHeap: outside.heap - before.heap,
     baselineAnon: before.anon,
     finalAnon: after.anon,
     seconds: (performance.now() - started) / 1000,

@@ -806,6 +806,30 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
       expect(want.filter((id) => added.some((a) => a.memory.id === id)).length).toBeGreaterThan(5); // the new rows are among the nearest
     }
   });
+
+  test("a wallet loaded small grows past the scan thread's threshold: its searches go there and see later in-place writes (tags included)", async () => {
+    const user = "user-crossing";
+    const tagged = (tag: string) => () => ({ metadata: { tags: [tag] } });
+    await insert(store, model, randomItems(user, 100));
+    await randomChecks(store, model, [user], 5, "100 rows"); // loads it small: below the thread's threshold
+    const loads = vectorIndexCounters.loads;
+    // patched in, a batch at a time (a backlog past a quarter of the rows would reload the wallet)
+    for (let i = 0; i < 3; i++) {
+      await insert(store, model, randomItems(user, 900));
+      await randomChecks(store, model, [user], 3, `${100 + 900 * (i + 1)} rows`);
+    }
+    expect(liveRows(model, user).length).toBeGreaterThan(KERNEL_MIN_ROWS);
+    // writes that fit the arrays as they are (no growth): a new tag set, moved and re-tagged rows
+    await insert(store, model, randomItems(user, 5, rowVector, tagged("fresh")));
+    for (const row of liveRows(model, user).slice(0, 20)) updateSync(store, model, row.memory.id, { metadata: { tags: ["fresh", "x"] }, namespace: "moved" });
+    const offloaded = vectorIndexCounters.offloadedScans;
+    for (const filter of [{ tags: ["fresh"] }, { tags: ["x"] }, { namespace: "moved" }, {}]) {
+      for (const k of [1, 10, 50]) await checkCase(store, model, { userId: user, filter, k, now: NOW }, "after in-place writes");
+    }
+    expect(vectorIndexCounters.offloadedScans).toBeGreaterThan(offloaded); // searched by the scan thread
+    await randomChecks(store, model, [user], 30, "grown past the threshold");
+    expect(vectorIndexCounters.loads).toBe(loads); // every change above was patched in
+  });
 });
 
 describe("vector kernel", () => {

@@ -430,7 +430,7 @@ export class VectorIndex {
   private loadNow(userId: string): UserVectors {
     const rows = this.db.query(`select ${ROW_COLUMNS} from memories where user_id = ? and deleted_at is null`).all(userId) as IndexedRow[];
     vectorIndexCounters.loads++;
-    const user = new UserVectors(this.dimension, rows.length);
+    const user = new UserVectors(this.dimension, rows.length, this.offloadMinRows);
     for (const row of rows) user.put(row);
     user.loaded();
     this.evictFor(user.size);
@@ -448,7 +448,7 @@ export class VectorIndex {
    */
   private startLoad(userId: string, expected: number): Loading {
     const state = {
-      user: new UserVectors(this.dimension, expected),
+      user: new UserVectors(this.dimension, expected, this.offloadMinRows),
       pending: new Set<number>(),
       after: { created_at: "", rowid: -Infinity },
     } as Loading;

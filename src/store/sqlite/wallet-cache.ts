@@ -3,6 +3,8 @@ import { kernelFor } from "./vector-kernel";
 import type { SharedColumns } from "./scan-thread";
 import { slotFilter, type FilterIds } from "./slot-filter";
 import { TagSets } from "./tag-sets";
+import { RowSlots } from "./row-slots";
+import { InternedNames } from "./interned-names";
 import { byDistance, exactTopK, rescore, siftDown, siftUp, type Ranked, type RankedRows } from "./top-k";
 import { IdColumn, TimestampColumn } from "./compact-strings";
 import { fixedPointCosine, fixedPointUnit, toFixedPoint } from "./fixed-point";
@@ -21,17 +23,19 @@ const KERNEL_MIN_ROWS = 2048;
 const MIN_EXTRA_CANDIDATES = 64;
 /**
  * Spare slots a wallet's arrays start with, as a share of the rows expected (writes during and after
- * its load use them before the arrays grow), and the factor they grow by. At ~600 bytes per slot
- * (100-d), a 25% spare held ~150 MB of a 1M-row cache empty, and doubling a 100k-row wallet's arrays
- * for one insert took ~60 MB at once.
+ * its load use them before the arrays grow), and the factor they grow by, by MIN_GROWTH slots at
+ * least. At ~600 bytes per slot (100-d), a 25% spare held ~150 MB of a 1M-row cache empty, and
+ * doubling a 100k-row wallet's arrays for one insert took ~60 MB at once. Small steps keep a small
+ * wallet's spare slots few (a slot is ~1.1 KB at 512-d): growing a 20-row wallet five times costs less
+ * than holding 12 empty slots.
  */
 const SPARE_SHARE = 0.05;
 const GROWTH = 1.25;
+const MIN_GROWTH = 4;
 
 /**
- * A cache's bytes by part. Typed arrays count their allocated length (capacity, not rows); the JS
- * objects are estimates from measuring Bun 1.x (JSC): a string from SQLite ~32 bytes plus one per
- * (Latin-1) character, an array slot 8, a Map entry ~48, a small Int32Array ~72 plus its data.
+ * A cache's bytes by part. Typed arrays count their allocated length (capacity, not rows); strings
+ * and the few Maps are estimates from measuring Bun 1.x (JSC).
  */
 export interface CacheBytes {
   /** unit vectors in 16-bit fixed point and their factors (fixed-point.ts) */
@@ -44,7 +48,7 @@ export interface CacheBytes {
   tags: number;
   /** memory ids and created_at strings */
   strings: number;
-  /** rowid → slot */
+  /** rowid → slot (row-slots.ts) */
   slotMap: number;
   /** the keyword inverted index (keyword-index.ts bytes()) */
   keywords: number;
@@ -80,10 +84,20 @@ export function asFloats(blob: Uint8Array): Float32Array {
   return new Float32Array(blob.slice().buffer);
 }
 
-/** A typed array over a SharedArrayBuffer: the scan thread reads it where the main thread writes it. */
-function shared<T>(Type: { new (buffer: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, length: number): T {
-  return new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT));
+type Column = Float64Array | Int32Array | Int16Array | Uint8Array;
+type ColumnType<T extends Column> = { new (length: number): T; new (buffer: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number };
+
+/**
+ * A column of `length` entries: over a SharedArrayBuffer when `shared` (the scan thread reads it
+ * where the main thread writes it), else a plain typed array (a SharedArrayBuffer costs ~600 bytes
+ * more, ~8 KB for a wallet's 14 columns whatever its rows).
+ */
+function column<T extends Column>(Type: ColumnType<T>, length: number, shared: boolean): T {
+  return shared ? new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT)) : new Type(length);
 }
+
+/** Scratch for one row's unit direction (rows are quantized one at a time, on the main thread). */
+let unitScratch = new Float32Array(0);
 
 /** The vector scaled to unit length (all zeros stays all zeros). */
 export function unit(vector: Float32Array): Float64Array {
@@ -100,9 +114,9 @@ export class UserVectors {
   readonly keywords: WalletKeywords;
   size = 0;
   private capacity: number;
-  private readonly slotOf = new Map<number, number>();
-  /** interned strings (namespace, session, agent, type, tags) → small ints */
-  private readonly dict = new Map<string, number>();
+  private readonly slotOf = new RowSlots((slot) => this.rowids[slot]!);
+  /** interned strings (namespace, session, agent, type, tags) → small ints, and back (memory types) */
+  private readonly dict = new InternedNames();
   /** shared with the scan thread (SharedColumns), like the vectors and the filter columns */
   private rowids: Float64Array;
   /** what ranking reads (MemoryRef): memory id and created_at as stored (compact-strings.ts), importance, access count (committed) */
@@ -110,13 +124,9 @@ export class UserVectors {
   private readonly createdAt = new TimestampColumn();
   private importance: Float64Array;
   private accessCount: Float64Array;
-  /** interned ids → strings (memory types) */
-  private readonly names: string[] = [];
   /** unit vectors in 16-bit fixed point, `dim` per slot, and each row's factor 1/‖x‖ (fixed-point.ts) */
   private vectors: Int16Array;
   private factors: Float64Array;
-  /** scratch: one row's unit direction, for the int8 copy */
-  private readonly unitRow: Float32Array;
   private namespace: Int32Array;
   private session: Int32Array;
   private agent: Int32Array;
@@ -128,7 +138,7 @@ export class UserVectors {
   private expires: Float64Array;
   /** the row's tag set number (0: no tags) in tagSets, where rows with the same tags share one entry */
   private tagSet: Int32Array;
-  private readonly tagSets = new TagSets((n) => shared(Int32Array, n));
+  private readonly tagSets = new TagSets((n) => column(Int32Array, n, this.shared));
   private quantized: Quantized | null = null;
   /** slots newest first, for list pages; rebuilt on the first page after any change */
   private order: Int32Array | null = null;
@@ -137,7 +147,7 @@ export class UserVectors {
    * `until`, the first expiry among the rows it counted (an earlier `now`, as a test clock may ask
    * for, counts again). With it a page reads offset + limit slots instead of all of them.
    */
-  private totals = new Map<string, { total: number; from: number; until: number }>();
+  private totals: Map<string, { total: number; from: number; until: number }> | null = null;
   /**
    * No row expires before this instant: a lower bound (exact while `expiryExact`). With it, an
    * unfiltered search knows every row passes without asking each: the per-row predicate was a
@@ -148,28 +158,38 @@ export class UserVectors {
   /** rows without a vector of the index's dimension */
   private vectorless = 0;
 
+  /**
+   * `sharedFrom`: from this capacity on the columns the scan thread reads are in SharedArrayBuffers
+   * (the index offloads searches of wallets with that many rows; smaller ones never reach the thread).
+   */
   constructor(
     private readonly dim: number,
     expected: number,
+    private readonly sharedFrom: number,
   ) {
-    this.capacity = Math.max(16, Math.ceil(expected * (1 + SPARE_SHARE)));
-    this.rowids = shared(Float64Array, this.capacity);
+    this.capacity = Math.max(MIN_GROWTH, Math.ceil(expected * (1 + SPARE_SHARE)));
+    const shared = this.shared;
+    this.rowids = column(Float64Array, this.capacity, shared);
     this.importance = new Float64Array(this.capacity);
     this.accessCount = new Float64Array(this.capacity);
-    this.vectors = shared(Int16Array, this.capacity * dim);
-    this.factors = shared(Float64Array, this.capacity);
-    this.unitRow = new Float32Array(dim);
-    this.namespace = shared(Int32Array, this.capacity);
-    this.session = shared(Int32Array, this.capacity);
-    this.agent = shared(Int32Array, this.capacity);
-    this.type = shared(Int32Array, this.capacity);
-    this.pinned = shared(Uint8Array, this.capacity);
-    this.hasVector = shared(Uint8Array, this.capacity);
-    this.created = shared(Float64Array, this.capacity);
-    this.expires = shared(Float64Array, this.capacity);
-    this.tagSet = shared(Int32Array, this.capacity);
+    this.vectors = column(Int16Array, this.capacity * dim, shared);
+    this.factors = column(Float64Array, this.capacity, shared);
+    this.namespace = column(Int32Array, this.capacity, shared);
+    this.session = column(Int32Array, this.capacity, shared);
+    this.agent = column(Int32Array, this.capacity, shared);
+    this.type = column(Int32Array, this.capacity, shared);
+    this.pinned = column(Uint8Array, this.capacity, shared);
+    this.hasVector = column(Uint8Array, this.capacity, shared);
+    this.created = column(Float64Array, this.capacity, shared);
+    this.expires = column(Float64Array, this.capacity, shared);
+    this.tagSet = column(Int32Array, this.capacity, shared);
     this.ids = new IdColumn(this.capacity);
     this.keywords = new WalletKeywords(this.capacity);
+  }
+
+  /** Are the scan thread's columns in SharedArrayBuffers (see the constructor)? */
+  private get shared(): boolean {
+    return this.capacity >= this.sharedFrom;
   }
 
   /** A load is complete: the keyword lists' spare room goes (the slot arrays keep theirs, for the writes to come). */
@@ -187,7 +207,7 @@ export class UserVectors {
       columns: columns.reduce((sum, column) => sum + column.byteLength, 0),
       tags,
       strings,
-      slotMap: this.slotOf.size * 48,
+      slotMap: this.slotOf.bytes(),
       keywords: this.keywords.bytes(),
     };
   }
@@ -201,12 +221,7 @@ export class UserVectors {
   }
 
   private intern(value: string): number {
-    let id = this.dict.get(value);
-    if (id === undefined) {
-      this.dict.set(value, (id = this.dict.size));
-      this.names.push(value);
-    }
-    return id;
+    return this.dict.intern(value);
   }
 
   /** What ranking reads of the row, as committed (the store adds pending access bumps). */
@@ -216,7 +231,7 @@ export class UserVectors {
     return {
       id: this.ids.get(slot),
       created_at: this.createdAt.get(slot, this.created[slot]!),
-      memory_type: this.names[this.type[slot]!] as MemoryRef["memory_type"],
+      memory_type: this.dict.nameOf(this.type[slot]!) as MemoryRef["memory_type"],
       pinned: this.pinned[slot] === 1,
       importance: this.importance[slot]!,
       access_count: this.accessCount[slot]!,
@@ -240,9 +255,9 @@ export class UserVectors {
     else {
       if (this.size === this.capacity) this.grow();
       slot = this.size++;
-      this.slotOf.set(row.rowid, slot);
+      this.rowids[slot] = row.rowid;
+      this.slotOf.add(row.rowid, slot);
     }
-    this.rowids[slot] = row.rowid;
     this.ids.set(slot, row.id);
     this.importance[slot] = row.importance;
     this.accessCount[slot] = row.access_count;
@@ -280,7 +295,7 @@ export class UserVectors {
     if (slot !== last) {
       // move the last row into the hole
       const moved = this.rowids[last]!;
-      this.slotOf.set(moved, slot);
+      this.slotOf.move(moved, slot);
       this.rowids[slot] = moved;
       this.ids.move(last, slot);
       this.createdAt.move(last, slot);
@@ -324,28 +339,31 @@ export class UserVectors {
   }
 
   private grow(): void {
-    const capacity = Math.max(this.capacity + 16, Math.ceil(this.capacity * GROWTH));
-    const widen = <T extends Float64Array | Int32Array | Int16Array | Uint8Array>(old: T, make: (n: number) => T, per = 1): T => {
+    const wasShared = this.shared;
+    const capacity = Math.max(this.capacity + MIN_GROWTH, Math.ceil(this.capacity * GROWTH));
+    this.capacity = capacity;
+    const shared = this.shared;
+    const widen = <T extends Column>(old: T, Type: ColumnType<T>, isShared: boolean, per = 1): T => {
       // a scan thread reading the old arrays meanwhile reads them whole; its answer is dropped (version)
-      const next = make(capacity * per);
+      const next = column(Type, capacity * per, isShared);
       next.set(old);
       return next;
     };
-    this.rowids = widen(this.rowids, (n) => shared(Float64Array, n));
-    this.importance = widen(this.importance, (n) => new Float64Array(n));
-    this.accessCount = widen(this.accessCount, (n) => new Float64Array(n));
-    this.vectors = widen(this.vectors, (n) => shared(Int16Array, n), this.dim);
-    this.factors = widen(this.factors, (n) => shared(Float64Array, n));
-    this.namespace = widen(this.namespace, (n) => shared(Int32Array, n));
-    this.session = widen(this.session, (n) => shared(Int32Array, n));
-    this.agent = widen(this.agent, (n) => shared(Int32Array, n));
-    this.type = widen(this.type, (n) => shared(Int32Array, n));
-    this.pinned = widen(this.pinned, (n) => shared(Uint8Array, n));
-    this.hasVector = widen(this.hasVector, (n) => shared(Uint8Array, n));
-    this.created = widen(this.created, (n) => shared(Float64Array, n));
-    this.expires = widen(this.expires, (n) => shared(Float64Array, n));
-    this.tagSet = widen(this.tagSet, (n) => shared(Int32Array, n));
-    this.capacity = capacity;
+    this.rowids = widen(this.rowids, Float64Array, shared);
+    this.importance = widen(this.importance, Float64Array, false);
+    this.accessCount = widen(this.accessCount, Float64Array, false);
+    this.vectors = widen(this.vectors, Int16Array, shared, this.dim);
+    this.factors = widen(this.factors, Float64Array, shared);
+    this.namespace = widen(this.namespace, Int32Array, shared);
+    this.session = widen(this.session, Int32Array, shared);
+    this.agent = widen(this.agent, Int32Array, shared);
+    this.type = widen(this.type, Int32Array, shared);
+    this.pinned = widen(this.pinned, Uint8Array, shared);
+    this.hasVector = widen(this.hasVector, Uint8Array, shared);
+    this.created = widen(this.created, Float64Array, shared);
+    this.expires = widen(this.expires, Float64Array, shared);
+    this.tagSet = widen(this.tagSet, Int32Array, shared);
+    if (shared && !wasShared) this.tagSets.reallocate();
     this.ids.reserve(capacity);
     this.quantized?.reserve(capacity, this.size);
     this.keywords.reserve(capacity);
@@ -358,7 +376,8 @@ export class UserVectors {
 
   /** The row's unit direction as the fixed-point form holds it (in a scratch array: use before the next call). */
   private unitOf(slot: number): Float32Array {
-    return fixedPointUnit(this.vectors, slot * this.dim, this.factors[slot]!, this.unitRow);
+    if (unitScratch.length !== this.dim) unitScratch = new Float32Array(this.dim);
+    return fixedPointUnit(this.vectors, slot * this.dim, this.factors[slot]!, unitScratch);
   }
 
   /** Counts changes of the rows (a search's memo of its match count holds within one version). */
@@ -367,7 +386,7 @@ export class UserVectors {
   private changed(): void {
     this.version++;
     this.order = null;
-    if (this.totals.size > 0) this.totals = new Map();
+    this.totals = null;
   }
 
   /**
@@ -381,7 +400,7 @@ export class UserVectors {
     if (!accept) return { rowids: [], total: 0 };
     const order = this.sorted();
     const key = JSON.stringify(filter);
-    const known = this.totals.get(key);
+    const known = this.totals?.get(key);
     const counted = known && now >= known.from && now < known.until ? known : null;
     const rowids: number[] = [];
     let seen = 0;
@@ -395,7 +414,7 @@ export class UserVectors {
       until = Math.min(until, this.expires[slot]!);
     }
     if (counted) return { rowids, total: counted.total };
-    if (this.totals.size >= 64) this.totals.clear(); // a bound for wallets listed with many filters
+    if (!this.totals || this.totals.size >= 64) this.totals = new Map(); // a bound for wallets listed with many filters
     this.totals.set(key, { total: seen, from: now, until });
     return { rowids, total: seen };
   }
@@ -424,7 +443,7 @@ export class UserVectors {
   private filterIds(filter: MemoryFilter, now: number, vectors: boolean): FilterIds | null {
     // text columns come back from SQLite as UTF-8 (a lone surrogate became U+FFFD), and SQL compares
     // the filter's UTF-8 form: compare the same form here
-    const id = (value: string | undefined) => (value === undefined ? -1 : (this.dict.get(value.toWellFormed()) ?? -2));
+    const id = (value: string | undefined) => (value === undefined ? -1 : (this.dict.idOf(value.toWellFormed()) ?? -2));
     const namespace = id(filter.namespace);
     const session = id(filter.session_id);
     const agent = id(filter.agent_id);
@@ -432,7 +451,7 @@ export class UserVectors {
     if (namespace === -2 || session === -2 || agent === -2 || type === -2) return null;
     let tags: Set<number> | null = null;
     if (filter.tags?.length) {
-      tags = new Set(filter.tags.flatMap((tag) => this.dict.get(tag) ?? []));
+      tags = new Set(filter.tags.flatMap((tag) => this.dict.idOf(tag) ?? []));
       if (tags.size === 0) return null;
     }
     const pinned = filter.pinned === undefined ? -1 : filter.pinned ? 1 : 0;
@@ -511,7 +530,8 @@ export class UserVectors {
     const query = unit(vector);
     const here = () => this.withRefs(this.nearest(vector, filter, k, now));
     const ids = this.filterIds(filter, now, true);
-    if (!quantized || !ids || query.every((x) => x === 0)) return here();
+    // columns not yet in SharedArrayBuffers would reach the thread as copies, stale after the next write
+    if (!quantized || !ids || !this.shared || query.every((x) => x === 0)) return here();
     const n = this.size;
     const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
     const version = this.version;
@@ -572,9 +592,9 @@ export class UserVectors {
    */
   private namespaceSlots(filter: MemoryFilter): Int32Array | null {
     if (filter.namespace === undefined) return null;
-    const id = this.dict.get(filter.namespace.toWellFormed());
+    const id = this.dict.idOf(filter.namespace.toWellFormed());
     if (id === undefined) return null;
-    if (this.spaces.version !== this.version) this.spaces = { version: this.version, slots: new Map() };
+    if (this.spaces?.version !== this.version) this.spaces = { version: this.version, slots: new Map() };
     let slots = this.spaces.slots.get(id);
     if (slots === undefined) {
       const list: number[] = [];
@@ -586,7 +606,7 @@ export class UserVectors {
   }
 
   /** namespaceSlots' lists (null: too many rows to be worth it), valid for one version of the rows */
-  private spaces: { version: number; slots: Map<number, Int32Array | null> } = { version: -1, slots: new Map() };
+  private spaces: { version: number; slots: Map<number, Int32Array | null> } | null = null;
 
   /** A zero query is equally far from everything: the k accepted rows with the lowest rowids. */
   private anyK(accept: SlotFilter, k: number): Neighbour[] {
