@@ -69,6 +69,10 @@ interface ShapeResult {
   cache: Record<string, number>;
   cachedWallets: number;
   cachedRows: number;
+  /** the budget's count for the cached wallets, and the part of it in slots beyond the rows */
+  cachedBytes: number;
+  maxBytes: number;
+  spare: number;
   rowBytes: number;
   types: [string, number][];
   /** growth left once the cache is dropped (VectorIndex.clear()): what the wallets cost outside it */
@@ -119,9 +123,18 @@ function report(all: ShapeResult[]): void {
       `${r.seconds.toFixed(0)} s`,
     ]),
   );
-  console.log("\nthe cache's accounting by part (allocated bytes, VectorIndex.memory()), per wallet\n");
+  console.log("\nthe cache's accounting by part (allocated bytes, VectorIndex.memory()), per cached wallet\n");
   const parts = Object.keys(all[0]!.cache);
-  printTable(["part", ...all.map((r) => `${r.wallets} × ${r.memories}`)], parts.map((part) => [part, ...all.map((r) => `${b(r.cache[part]! / r.wallets)} B`)]));
+  const perCached = (r: ShapeResult, bytes: number) => `${b(bytes / Math.max(1, r.cachedWallets))} B`;
+  printTable(
+    ["part", ...all.map((r) => `${r.wallets} × ${r.memories}`)],
+    [
+      ...parts.map((part) => [part, ...all.map((r) => perCached(r, r.cache[part]!))]),
+      ["**total**", ...all.map((r) => perCached(r, sum(r.cache)))],
+      ["of which slots beyond the rows", ...all.map((r) => perCached(r, r.spare))],
+      ["wallets cached / budget", ...all.map((r) => `${r.cachedWallets} / ${(r.maxBytes / 2 ** 20).toFixed(0)} MiB (${(r.cachedBytes / 2 ** 20).toFixed(1)} used)`)],
+    ],
+  );
   console.log("\nJS objects per wallet, by type (the largest growths, heapStats().objectTypeCounts)\n");
   const types = [...new Set(all.flatMap((r) => r.types.slice(0, 12).map(([t]) => t)))];
   printTable(["type", ...all.map((r) => `${r.wallets} × ${r.memories}`)], types.map((t) => [t, ...all.map((r) => ((r.types.find(([n]) => n === t)?.[1] ?? 0) / r.wallets).toFixed(1))]));
@@ -236,6 +249,9 @@ async function measure(shape: string): Promise<ShapeResult> {
     cache: Object.fromEntries(Object.entries(cache).map(([k, v]) => [k, v - (beforeCache[k] ?? 0)])),
     cachedWallets: cached.users,
     cachedRows: cached.rows,
+    cachedBytes: cached.bytes,
+    maxBytes: cached.maxBytes,
+    spare: cached.spare,
     rowBytes,
     types,
     outsideAnon: outside.anon - before.anon,

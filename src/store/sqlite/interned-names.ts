@@ -9,6 +9,8 @@ const MAP_FROM = 64;
 export class InternedNames {
   private readonly names: string[] = [];
   private index: Map<string, number> | null = null;
+  /** the names' characters, for bytes() */
+  private chars = 0;
 
   get size(): number {
     return this.names.length;
@@ -27,6 +29,7 @@ export class InternedNames {
     if (known !== undefined) return known;
     const id = this.names.length;
     this.names.push(name);
+    this.chars += name.length;
     if (this.index) this.index.set(name, id);
     else if (this.names.length > MAP_FROM) this.index = new Map(this.names.map((n, i) => [n, i]));
     return id;
@@ -36,10 +39,8 @@ export class InternedNames {
     return this.names[id]!;
   }
 
-  /** Approximate bytes held: ~40 per name plus its characters, ~80 per Map entry. */
+  /** Approximate bytes held: ~40 per name plus its characters, ~80 more per name once indexed. */
   bytes(): number {
-    let bytes = 0;
-    for (const name of this.names) bytes += 40 + name.length;
-    return bytes + (this.index ? 80 * this.names.length : 0);
+    return (this.index ? 120 : 40) * this.names.length + this.chars;
   }
 }

@@ -68,8 +68,10 @@ function scratchFor(size: number): void {
 const grownRoom = (room: number) => (room < 2 ? room + 1 : room * 2);
 /** The pool grows by this factor when full (after reclaiming moved runs, when they are many). */
 const POOL_GROWTH = 1.5;
-/** Doc, token count and distinct tokens per slot, side by side. */
-const PER_SLOT = 3;
+/** Doc id and distinct tokens per slot, side by side (the token count, read by every scoring pass, has its own array). */
+const PER_SLOT = 2;
+/** Room a pack leaves each run for more postings, as a share of its postings (see reservePool). */
+const PACKED_ROOM = 0.25;
 
 /** FNV-1a over the UTF-16 code units: where a token's id sits in a wallet's term table. */
 function hashOf(token: string): number {
@@ -119,8 +121,10 @@ export class WalletKeywords {
   private moved = 0;
   /** `term * MAX_DOC_ID + docId` → exact tf, for tf ≥ TF_MAX */
   private overflow: Map<number, number> | null = null;
-  /** per slot: doc id, token count, distinct tokens (PER_SLOT ints) */
+  /** per slot: doc id, distinct tokens (PER_SLOT ints) */
   private perSlot: Int32Array;
+  /** per slot: token count */
+  private docLength: Int32Array;
   /** per doc id: its slot, or -1 once deleted */
   private slotOfDoc: Int32Array;
   private nextDoc = 0;
@@ -130,15 +134,19 @@ export class WalletKeywords {
 
   constructor(capacity: number) {
     this.perSlot = new Int32Array(PER_SLOT * capacity);
+    this.docLength = new Int32Array(capacity);
     this.slotOfDoc = new Int32Array(Math.max(4, capacity));
   }
 
   /** Slot arrays grow with the cache's capacity. */
   reserve(capacity: number): void {
-    if (PER_SLOT * capacity <= this.perSlot.length) return;
-    const next = new Int32Array(PER_SLOT * capacity);
-    next.set(this.perSlot);
-    this.perSlot = next;
+    if (capacity <= this.docLength.length) return;
+    const perSlot = new Int32Array(PER_SLOT * capacity);
+    perSlot.set(this.perSlot);
+    this.perSlot = perSlot;
+    const docLength = new Int32Array(capacity);
+    docLength.set(this.docLength);
+    this.docLength = docLength;
   }
 
   /** The term's id, or -1 when no row of the wallet has it. */
@@ -201,10 +209,9 @@ export class WalletKeywords {
       this.append(term, (doc << TF_BITS) | Math.min(tf, TF_MAX));
       if (tf >= TF_MAX) (this.overflow ??= new Map()).set(term * MAX_DOC_ID + doc, tf);
     }
-    const at = PER_SLOT * slot;
-    this.perSlot[at] = doc;
-    this.perSlot[at + 1] = tokens.length;
-    this.perSlot[at + 2] = counts.size;
+    this.perSlot[PER_SLOT * slot] = doc;
+    this.perSlot[PER_SLOT * slot + 1] = counts.size;
+    this.docLength[slot] = tokens.length;
     this.totalTokens += tokens.length;
     this.livePostings += counts.size;
     if (this.nextDoc >= MAX_DOC_ID || this.wasteful()) this.compact(size);
@@ -239,11 +246,14 @@ export class WalletKeywords {
   /**
    * Room for `n` more entries at the pool's end. A full pool is copied either way: packed when the
    * runs moved out of are a quarter of it or more (so they never hold much), else into a larger one.
+   * A pack leaves each run PACKED_ROOM of spare room: with none, the next posting of every run
+   * would move it, and the next pack would come after a few documents (each a copy of the pool:
+   * loading 100k rows took 50 s instead of 4).
    */
   private reservePool(n: number): void {
     if (this.poolEnd + n <= this.pool.length) return;
     if (4 * this.moved >= this.poolEnd) {
-      this.pack(POOL_GROWTH - 1, n);
+      this.pack(PACKED_ROOM, POOL_GROWTH - 1, n);
       return;
     }
     const next = new Int32Array(Math.max(this.poolEnd + n, Math.ceil(this.pool.length * POOL_GROWTH)));
@@ -252,13 +262,15 @@ export class WalletKeywords {
   }
 
   /**
-   * Copies every term's postings into a new pool, runs back to back with no room to spare, and free
-   * room at the end: `spareShare` of the postings, at least `atLeast` entries.
+   * Copies every term's postings into a new pool, runs back to back, each with `roomShare` of its
+   * postings as room to grow, then free room at the end: `spareShare` of the postings, at least
+   * `atLeast` entries.
    */
-  private pack(spareShare: number, atLeast: number): void {
-    let postings = 0;
-    for (let term = 0; term < this.terms.length; term++) postings += this.spans[3 * term + 1]!;
-    const pool = new Int32Array(Math.max(4, postings + Math.max(atLeast, Math.ceil(postings * spareShare))));
+  private pack(roomShare: number, spareShare: number, atLeast: number): void {
+    const room = (length: number) => length + Math.floor(length * roomShare);
+    let rooms = 0;
+    for (let term = 0; term < this.terms.length; term++) rooms += room(this.spans[3 * term + 1]!);
+    const pool = new Int32Array(Math.max(4, rooms + Math.max(atLeast, Math.ceil(rooms * spareShare))));
     let end = 0;
     for (let term = 0; term < this.terms.length; term++) {
       const at = 3 * term;
@@ -266,8 +278,8 @@ export class WalletKeywords {
       const length = this.spans[at + 1]!;
       pool.set(this.pool.subarray(start, start + length), end);
       this.spans[at] = end;
-      this.spans[at + 2] = length;
-      end += length;
+      this.spans[at + 2] = room(length);
+      end += room(length);
     }
     this.pool = pool;
     this.poolEnd = end;
@@ -283,17 +295,18 @@ export class WalletKeywords {
     this.unmap(slot);
     if (slot !== last) {
       this.perSlot.copyWithin(PER_SLOT * slot, PER_SLOT * last, PER_SLOT * last + PER_SLOT);
+      this.docLength[slot] = this.docLength[last]!;
       this.slotOfDoc[this.perSlot[PER_SLOT * slot]!] = slot;
     }
     if (this.wasteful()) this.compact(last);
   }
 
   private unmap(slot: number): void {
-    const at = PER_SLOT * slot;
-    this.slotOfDoc[this.perSlot[at]!] = -1;
-    this.totalTokens -= this.perSlot[at + 1]!;
-    this.livePostings -= this.perSlot[at + 2]!;
-    this.deadPostings += this.perSlot[at + 2]!;
+    const distinct = this.perSlot[PER_SLOT * slot + 1]!;
+    this.slotOfDoc[this.perSlot[PER_SLOT * slot]!] = -1;
+    this.totalTokens -= this.docLength[slot]!;
+    this.livePostings -= distinct;
+    this.deadPostings += distinct;
   }
 
   /** Drops dead postings and the terms left without any, and renumbers doc ids to the slots (`size` rows live). */
@@ -339,7 +352,7 @@ export class WalletKeywords {
 
   /** Drops the pool's spare room (a completed load: runs grew by doubling, a third empty on average). */
   trim(): void {
-    this.pack(0, 0);
+    this.pack(0, 0, 0);
   }
 
   /**
@@ -347,7 +360,7 @@ export class WalletKeywords {
    * Latin-1 character; often shared with the stem memo, counted anyway), ~64 per overflow entry.
    */
   bytes(): number {
-    const arrays = this.table.byteLength + this.spans.byteLength + this.pool.byteLength + this.perSlot.byteLength + this.slotOfDoc.byteLength;
+    const arrays = this.table.byteLength + this.spans.byteLength + this.pool.byteLength + this.perSlot.byteLength + this.docLength.byteLength + this.slotOfDoc.byteLength;
     return arrays + 32 * this.terms.length + this.termChars + 64 * (this.overflow?.size ?? 0);
   }
 
@@ -366,7 +379,7 @@ export class WalletKeywords {
     let accepted = 0;
     const avgdl = this.totalTokens / size;
     const slotOfDoc = this.slotOfDoc;
-    const perSlot = this.perSlot;
+    const docLength = this.docLength;
     const pool = this.pool;
     for (const token of tokens) {
       const term = this.termOf(token);
@@ -400,7 +413,7 @@ export class WalletKeywords {
         if (s !== 1 || top === null) continue;
         let tf = entry & TF_MAX;
         if (tf === TF_MAX) tf = this.overflow!.get(term * MAX_DOC_ID + (entry >> TF_BITS))!;
-        acc[slot] = acc[slot]! + idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * perSlot[PER_SLOT * slot + 1]!) / avgdl)));
+        acc[slot] = acc[slot]! + idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * docLength[slot]!) / avgdl)));
       }
     }
     for (let i = 0; i < touchedCount; i++) {

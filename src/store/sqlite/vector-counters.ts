@@ -18,7 +18,9 @@ export const vectorIndexCounters = {
   loads: 0,
   /** background loads started */
   backgroundLoads: 0,
-  /** background loads discarded (the cache was reset meanwhile) */
+  /** wallets dropped from the cache to keep it within its budget (least recently used first) */
+  evictions: 0,
+  /** background loads discarded (the cache was reset meanwhile, or the wallet is too large for the budget) */
   backgroundDiscards: 0,
   /** other connections' row changes read from memory_changes */
   changesApplied: 0,

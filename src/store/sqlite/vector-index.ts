@@ -6,14 +6,19 @@ import { fixedPointCosine, toFixedPoint } from "./fixed-point";
 import { keywordIndexCounters, queryTokens, type KeywordHit } from "./keyword-index";
 import { byDistance } from "./top-k";
 import { vectorIndexCounters } from "./vector-counters";
-import { asFloats, ROW_COLUMNS, unit, UserVectors, type CacheBytes, type IndexedRow, type Neighbour } from "./wallet-cache";
+import { asFloats, leastBytes, ROW_COLUMNS, unit, UserVectors, type CacheBytes, type IndexedRow, type Neighbour } from "./wallet-cache";
 
 export { vectorIndexCounters } from "./vector-counters";
 export type { CacheBytes, Neighbour } from "./wallet-cache";
 
 export interface VectorIndexOptions {
-  /** Rows kept in memory across all users; least recently searched users are dropped beyond it (default 1,000,000: ~540 MB at 100-d by the cache's own accounting, ~535 MB more anonymous memory measured, README › Performance). */
-  maxCachedRows?: number;
+  /**
+   * Bytes the cached wallets may hold together, by their accounting (wallet-cache.ts CacheBytes:
+   * what their arrays have allocated, and estimates for the rest); the least recently used wallets
+   * are dropped beyond it, and a wallet that cannot fit alone is not cached (SQL and FTS5 answer for
+   * it). Default 1 GiB (the service sets CACHE_MAX_MB).
+   */
+  maxCachedBytes?: number;
   /**
    * Users with at most this many active rows are loaded synchronously on their first search
    * (default 4,096, ~55 ms at 100-d); larger ones are loaded in the background in chunks while
@@ -38,6 +43,8 @@ const OFFLOAD_MIN_ROWS = 16_384;
 const RELOAD_SHARE = 0.25;
 /** Other connections' changes read per sync at most; a longer backlog drops the cache instead. */
 const MAX_CHANGES_PER_SYNC = 50_000;
+/** Wallets remembered as too large for the budget at most (forgotten all at once beyond). */
+const MAX_OVERSIZED = 10_000;
 
 /** A user being loaded in the background: rows read so far, and where the next chunk starts. */
 interface Loading {
@@ -91,7 +98,12 @@ export class VectorIndex {
   private changeSeq = 0;
   private loadQuery: ReturnType<Database["query"]> | null = null;
   private changesQuery: ReturnType<Database["query"]> | null = null;
-  private readonly maxCachedRows: number;
+  private readonly maxCachedBytes: number;
+  /** the budget's count: what it charged each cached or loading wallet, at its last look */
+  private cachedBytes = 0;
+  private charged = new WeakMap<UserVectors, number>();
+  /** wallets found too large to cache alone → their rows then (tried again with fewer) */
+  private readonly oversized = new Map<string, number>();
   private readonly syncLoadMaxRows: number;
   private readonly loadChunkRows: number;
   private readonly offloadMinRows: number;
@@ -100,7 +112,7 @@ export class VectorIndex {
     private readonly db: Database,
     options: VectorIndexOptions = {},
   ) {
-    this.maxCachedRows = options.maxCachedRows ?? 1_000_000;
+    this.maxCachedBytes = options.maxCachedBytes ?? 2 ** 30;
     this.syncLoadMaxRows = options.syncLoadMaxRows ?? 4_096;
     this.loadChunkRows = Math.max(1, options.loadChunkRows ?? 1_024);
     this.offloadMinRows = options.offloadMinRows ?? OFFLOAD_MIN_ROWS;
@@ -120,20 +132,11 @@ export class VectorIndex {
     if (this.users.has(memory.user_id) || this.loading.has(memory.user_id)) this.pending.set(rowid, memory.user_id);
   }
 
-  remove(rowid: number): void {
-    for (const [userId, user] of this.users) {
-      if (user.has(rowid)) {
-        this.pending.set(rowid, userId);
-        return;
-      }
-    }
+  /** The user's row leaves its active rows (deleted, or about to be written again). */
+  remove(rowid: number, userId: string): void {
     // a row a background load has not read yet is read in its committed state when (if) it is reached
-    for (const [userId, { user }] of this.loading) {
-      if (user.has(rowid)) {
-        this.pending.set(rowid, userId);
-        return;
-      }
-    }
+    const user = this.users.get(userId) ?? this.loading.get(userId)?.user;
+    if (user?.has(rowid)) this.pending.set(rowid, userId);
   }
 
   /**
@@ -258,16 +261,9 @@ export class VectorIndex {
     return { user, tokens, accept: user.accepting(filter, now, false) };
   }
 
-  /** Approximate bytes held by the keyword indexes, for benchmarks and diagnostics. */
-  keywordBytes(): number {
-    let bytes = 0;
-    for (const user of this.users.values()) bytes += user.keywords.bytes();
-    return bytes;
-  }
-
-  /** Approximate bytes held by the cached wallets, by part (for benchmarks and diagnostics; see CacheBytes). */
+  /** Bytes held by the cached wallets, by part (for benchmarks and diagnostics; see CacheBytes). */
   memory(): CacheBytes {
-    const total: CacheBytes = { vectors: 0, int8: 0, columns: 0, tags: 0, strings: 0, slotMap: 0, keywords: 0 };
+    const total: CacheBytes = { vectors: 0, int8: 0, columns: 0, tags: 0, strings: 0, slotMap: 0, keywords: 0, names: 0, derived: 0, objects: 0 };
     for (const user of this.users.values()) {
       const part = user.memory();
       for (const key of Object.keys(total) as (keyof CacheBytes)[]) total[key] += part[key];
@@ -275,11 +271,19 @@ export class VectorIndex {
     return total;
   }
 
-  /** Rows and users currently cached (for benchmarks and diagnostics). */
-  cached(): { users: number; rows: number } {
+  /**
+   * Wallets and rows cached, the bytes the budget counts for them and the wallets being loaded (as
+   * of the last request), and the part of those bytes in slots beyond the rows (for benchmarks and
+   * diagnostics).
+   */
+  cached(): { users: number; rows: number; bytes: number; maxBytes: number; spare: number } {
     let rows = 0;
-    for (const user of this.users.values()) rows += user.size;
-    return { users: this.users.size, rows };
+    let spare = 0;
+    for (const user of this.users.values()) {
+      rows += user.size;
+      spare += user.spare();
+    }
+    return { users: this.users.size, rows, bytes: this.cachedBytes, maxBytes: this.maxCachedBytes, spare };
   }
 
   /** Resolves once every background load under way has completed or been discarded (for tests and benchmarks). */
@@ -300,6 +304,10 @@ export class VectorIndex {
     this.accessPending.clear();
     if (this.loading.size > 0) vectorIndexCounters.backgroundDiscards += this.loading.size;
     this.loading.clear(); // the loaders notice and stop
+    this.cachedBytes = 0;
+    this.charged = new WeakMap();
+    this.oversized.clear();
+    this.lastMatch = null;
   }
 
   /**
@@ -331,10 +339,12 @@ export class VectorIndex {
       const user = this.users.get(userId);
       if (!user) continue;
       if (rowids.length > RELOAD_SHARE * Math.max(user.size, 4096)) {
-        this.users.delete(userId); // cheaper to load afresh
+        this.dropWallet(userId, user); // cheaper to load afresh
         continue;
       }
       this.patch(user, userId, rowids);
+      this.charge(user);
+      if (!this.fitBudget(user)) this.dropWallet(userId, user, "oversized");
     }
   }
 
@@ -409,15 +419,19 @@ export class VectorIndex {
    * load goes on by itself, a chunk per event-loop turn.
    */
   private load(userId: string, progress: "chunk" | "complete"): UserVectors | null {
-    let user = this.users.get(userId);
+    const user = this.users.get(userId);
     if (user) {
       this.users.delete(userId); // most recently used goes last
       this.users.set(userId, user);
+      // what the last request's reads left (a list's order, namespace slots) is counted now
+      this.charge(user);
+      this.fitBudget(user);
       return user;
     }
     let loading = this.loading.get(userId);
     if (!loading) {
       const { n } = this.db.query("select count(*) as n from memories where user_id = ? and deleted_at is null").get(userId) as { n: number };
+      if (!this.mayFit(userId, n)) return null;
       if (n <= this.syncLoadMaxRows) return this.loadNow(userId);
       loading = this.startLoad(userId, n);
     }
@@ -427,15 +441,17 @@ export class VectorIndex {
     return this.users.get(userId) ?? null;
   }
 
-  private loadNow(userId: string): UserVectors {
+  private loadNow(userId: string): UserVectors | null {
     const rows = this.db.query(`select ${ROW_COLUMNS} from memories where user_id = ? and deleted_at is null`).all(userId) as IndexedRow[];
     vectorIndexCounters.loads++;
     const user = new UserVectors(this.dimension, rows.length, this.offloadMinRows);
     for (const row of rows) user.put(row);
     user.loaded();
-    this.evictFor(user.size);
     this.users.set(userId, user);
-    return user;
+    this.charge(user);
+    if (this.fitBudget(user)) return user;
+    this.dropWallet(userId, user, "oversized");
+    return null;
   }
 
   /**
@@ -483,6 +499,12 @@ export class VectorIndex {
     );
     const rows = this.loadQuery.all(userId, state.after.created_at, state.after.rowid, this.loadChunkRows) as IndexedRow[];
     for (const row of rows) state.user.put(row);
+    // a wallet being loaded holds its memory already: it is charged as it grows
+    this.charge(state.user);
+    if (!this.fitBudget(state.user)) {
+      this.discardLoad(userId, state);
+      return false;
+    }
     if (rows.length === this.loadChunkRows) {
       state.after = rows.at(-1)!;
       return true;
@@ -499,23 +521,82 @@ export class VectorIndex {
     this.patch(state.user, userId, [...state.pending]);
     state.user.loaded();
     vectorIndexCounters.loads++;
-    this.evictFor(state.user.size);
     this.users.set(userId, state.user);
+    this.charge(state.user);
+    if (!this.fitBudget(state.user)) this.dropWallet(userId, state.user, "oversized");
     return false;
+  }
+
+  /** A load given up: the wallet is too large for the budget (SQL and FTS5 answer for it). */
+  private discardLoad(userId: string, state: Loading): void {
+    this.loading.delete(userId);
+    this.uncharge(state.user);
+    this.oversized.set(userId, state.user.size);
+    vectorIndexCounters.backgroundDiscards++;
+    this.forgetPending();
   }
 
   private currentVersion(): number {
     return (this.db.query("pragma data_version").get() as { data_version: number }).data_version;
   }
 
-  private evictFor(incoming: number): void {
-    let total = incoming;
-    for (const user of this.users.values()) total += user.size;
+  /** Brings the budget's count for the wallet up to date (its bytes change as rows come and go, and with reads). */
+  private charge(user: UserVectors): void {
+    const bytes = user.bytes();
+    this.cachedBytes += bytes - (this.charged.get(user) ?? 0);
+    this.charged.set(user, bytes);
+  }
+
+  private uncharge(user: UserVectors): void {
+    this.cachedBytes -= this.charged.get(user) ?? 0;
+    this.charged.delete(user);
+  }
+
+  /**
+   * Could a wallet of `rows` rows fit the budget? Not when its rows alone need more than the whole
+   * budget (leastBytes: their vectors and columns, without their text), nor when it was found too
+   * large with as many rows or fewer.
+   */
+  private mayFit(userId: string, rows: number): boolean {
+    if (leastBytes(this.dimension, rows) > this.maxCachedBytes) return false;
+    const tooLarge = this.oversized.get(userId);
+    if (tooLarge === undefined) return true;
+    if (rows >= tooLarge) return false;
+    this.oversized.delete(userId);
+    return true;
+  }
+
+  /**
+   * Drops least recently used wallets, never `keep`, until the cache is within its budget; false
+   * when it cannot be (`keep` alone is over it, or with the wallets being loaded), and then drops none.
+   */
+  private fitBudget(keep: UserVectors): boolean {
+    if (this.cachedBytes <= this.maxCachedBytes) return true;
+    let loadingBytes = 0;
+    for (const { user } of this.loading.values()) loadingBytes += user === keep ? 0 : (this.charged.get(user) ?? 0);
+    if ((this.charged.get(keep) ?? 0) + loadingBytes > this.maxCachedBytes) return false;
     for (const [userId, user] of this.users) {
-      if (total <= this.maxCachedRows) break;
-      total -= user.size;
-      this.users.delete(userId);
+      if (this.cachedBytes <= this.maxCachedBytes) break;
+      if (user !== keep) this.dropWallet(userId, user, "evicted");
     }
+    return true;
+  }
+
+  /** Takes the wallet out of the cache (it loads again when asked for; "oversized": SQL and FTS5 answer for it until it has fewer rows). */
+  private dropWallet(userId: string, user: UserVectors, why: "reload" | "evicted" | "oversized" = "reload"): void {
+    this.users.delete(userId);
+    this.uncharge(user);
+    if (this.lastMatch?.user === user) this.lastMatch = null;
+    if (why === "evicted") vectorIndexCounters.evictions++;
+    if (why === "oversized") {
+      if (this.oversized.size >= MAX_OVERSIZED) this.oversized.clear();
+      this.oversized.set(userId, user.size);
+    }
+    this.forgetPending();
+  }
+
+  /** Pending rows of wallets neither cached nor loading any more are not needed. */
+  private forgetPending(): void {
     for (const [rowid, userId] of this.pending) if (!this.users.has(userId) && !this.loading.has(userId)) this.pending.delete(rowid);
   }
 }

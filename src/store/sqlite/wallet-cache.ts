@@ -52,6 +52,28 @@ export interface CacheBytes {
   slotMap: number;
   /** the keyword inverted index (keyword-index.ts bytes()) */
   keywords: number;
+  /** interned namespaces, sessions, agents, types and tags */
+  names: number;
+  /** what reads keep until the rows change: list order, list totals, namespace slot lists */
+  derived: number;
+  /** the wallet's JS objects and typed array headers, whatever its rows (measured, see OBJECT_BYTES) */
+  objects: number;
+}
+
+/**
+ * A cached wallet's JS objects and typed array headers with no row (~25 typed arrays at ~100 bytes
+ * each, ~10 small objects): Bun 1.x's heap grew by ~3.8 KB per empty wallet, ~1.4 KB of which is
+ * the arrays' own bytes counted in the other parts (scripts/bench/wallet-cost.ts compares the
+ * accounting with the heap's growth).
+ */
+const OBJECT_BYTES = 2_400;
+
+/**
+ * Bytes a wallet of `rows` rows holds at least once cached: its 16-bit vectors and per-row columns
+ * (its text's keyword postings come on top). A wallet needing more than the whole budget is not loaded.
+ */
+export function leastBytes(dim: number, rows: number): number {
+  return OBJECT_BYTES + rows * (2 * dim + 98);
 }
 
 /** The columns the index mirrors, as read from `memories`. */
@@ -197,19 +219,38 @@ export class UserVectors {
     this.keywords.trim();
   }
 
+  /** What the wallet holds, by part (allocated: spare capacity included). */
   memory(): CacheBytes {
     const columns = [this.rowids, this.importance, this.accessCount, this.namespace, this.session, this.agent, this.type, this.pinned, this.hasVector, this.created, this.expires];
-    const tags = this.tagSet.byteLength + this.tagSets.bytes();
-    const strings = this.ids.bytes() + this.createdAt.bytes();
+    let derived = (this.order?.byteLength ?? 0) + 100 * (this.totals?.size ?? 0);
+    for (const slots of this.spaces?.slots.values() ?? []) derived += 100 + (slots?.byteLength ?? 0);
     return {
       vectors: this.vectors.byteLength + this.factors.byteLength,
       int8: this.quantized?.bytes() ?? 0,
       columns: columns.reduce((sum, column) => sum + column.byteLength, 0),
-      tags,
-      strings,
+      tags: this.tagSet.byteLength + this.tagSets.bytes(),
+      strings: this.ids.bytes() + this.createdAt.bytes(),
       slotMap: this.slotOf.bytes(),
       keywords: this.keywords.bytes(),
+      names: this.dict.bytes(),
+      derived,
+      objects: OBJECT_BYTES,
     };
+  }
+
+  /** The sum of memory()'s parts: what the cache's budget counts for this wallet. */
+  bytes(): number {
+    const parts = this.memory();
+    let sum = 0;
+    for (const key in parts) sum += parts[key as keyof CacheBytes];
+    return sum;
+  }
+
+  /** Bytes of the per-row arrays' slots beyond the rows (approximate; included in memory()'s parts). */
+  spare(): number {
+    const parts = this.memory();
+    const perRow = parts.vectors + parts.int8 + parts.columns + this.tagSet.byteLength + this.ids.bytes();
+    return Math.round((perRow * (this.capacity - this.size)) / this.capacity);
   }
 
   rowidsView(): Float64Array {
