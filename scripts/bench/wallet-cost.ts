@@ -64,6 +64,8 @@ interface ShapeResult {
   dimension: number;
   anon: number;
   heap: number;
+  /** JSC's heap capacity: the blocks it holds, live objects or not */
+  capacity: number;
   extra: number;
   arrayBuffers: number;
   cache: Record<string, number>;
@@ -108,12 +110,13 @@ function report(all: ShapeResult[]): void {
   const b = (bytes: number) => bytes.toFixed(0);
   console.log(`\nmodel ${all[0]!.model} (${all[0]!.dimension}-d); growth after Bun.gc(true)${Number(args.idle) > 0 ? ` and ${args.idle} s idle` : ""}, warm-up of ${WARMUP_WALLETS} × ${WARMUP_MEMORIES} excluded\n`);
   printTable(
-    ["wallets × memories", "stored", "anon RSS / wallet", "JS heap / wallet", "extra (buffers) / wallet", "cache accounted / wallet", "cache / memory", "row's own bytes / memory", "anon RSS / heap per wallet, cache dropped", "anon RSS after", "run"],
+    ["wallets × memories", "stored", "anon RSS / wallet", "JS heap / wallet", "JS heap capacity / wallet", "extra (buffers) / wallet", "cache accounted / wallet", "cache / memory", "row's own bytes / memory", "anon RSS / heap per wallet, cache dropped", "anon RSS after", "run"],
     all.map((r) => [
       `${r.wallets} × ${r.memories}`,
       String(r.stored),
       `${kib(r.anon / r.wallets)} KiB`,
       `${kib(r.heap / r.wallets)} KiB`,
+      `${kib(r.capacity / r.wallets)} KiB`,
       `${kib(r.extra / r.wallets)} KiB`,
       `${kib(sum(r.cache) / r.wallets)} KiB`,
       `${b(sum(r.cache) / r.stored)} B`,
@@ -244,6 +247,7 @@ async function measure(shape: string): Promise<ShapeResult> {
     dimension: embedder.dimension,
     anon: after.anon - before.anon,
     heap: after.heap - before.heap,
+    capacity: after.capacity - before.capacity,
     extra: after.extra - before.extra,
     arrayBuffers: after.arrayBuffers - before.arrayBuffers,
     cache: Object.fromEntries(Object.entries(cache).map(([k, v]) => [k, v - (beforeCache[k] ?? 0)])),
@@ -278,6 +282,7 @@ async function measure(shape: string): Promise<ShapeResult> {
     return {
       anon: memorySnapshot().anon,
       heap: stats.heapSize,
+      capacity: stats.heapCapacity,
       extra: stats.extraMemorySize,
       arrayBuffers: process.memoryUsage().arrayBuffers,
       types: { ...stats.objectTypeCounts } as Record<string, number>,

@@ -11,7 +11,7 @@ import { InternedNames } from "../../src/store/sqlite/interned-names";
 test("RowSlots answers as a Map would through adds, deletes that move the last row, growth and shrinking", () => {
   const rng = prng(7);
   const rowids: number[] = []; // the cache's rowid column: slot → rowid
-  const slots = new RowSlots((slot) => rowids[slot]!);
+  const slots = new RowSlots({ rowidOf: (slot) => rowids[slot]! });
   const reference = new Map<number, number>();
   const kinds = [() => Math.floor(rng() * 5000), () => 1024 * Math.floor(rng() * 300), () => 2 ** 32 + Math.floor(rng() * 1000), () => 2 ** 52 - Math.floor(rng() * 1000)];
   for (let step = 0; step < 40_000; step++) {

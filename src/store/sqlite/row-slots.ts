@@ -4,9 +4,8 @@
  * entry and stays at most half full (8–16 bytes per row). A Map<number, number> held ~80 bytes per
  * row, and ~3 KB for a wallet of 20 rows.
  *
- * The table reads the rowid column through `rowidOf`: a slot's rowid must be written there before
- * the slot is added, and a slot that takes another row's place is re-pointed with `move` after its
- * rowid is written.
+ * The table reads the rowid column through `rows.rowidOf`: a slot's rowid must be written there
+ * before the slot is added, and a slot that takes another row's place is re-pointed with `move`.
  */
 export class RowSlots {
   /** slot + 1 (0: empty), at the hash of its rowid, linear probing */
@@ -15,7 +14,8 @@ export class RowSlots {
   private shift = 29;
   private count = 0;
 
-  constructor(private readonly rowidOf: (slot: number) => number) {}
+  /** `rows`: the cache whose rowid column the slots index (an object, not a closure: one less per wallet) */
+  constructor(private readonly rows: { rowidOf(slot: number): number }) {}
 
   get size(): number {
     return this.count;
@@ -49,7 +49,7 @@ export class RowSlots {
     this.count--;
     // backward shift: pull later entries of the probe run into the hole when their home allows it
     for (let i = (hole + 1) & mask; this.table[i] !== 0; i = (i + 1) & mask) {
-      const home = this.home(this.rowidOf(this.table[i]! - 1));
+      const home = this.home(this.rows.rowidOf(this.table[i]! - 1));
       if (((i - home) & mask) >= ((i - hole) & mask)) {
         this.table[hole] = this.table[i]!;
         hole = i;
@@ -74,7 +74,7 @@ export class RowSlots {
     for (let i = this.home(rowid); ; i = (i + 1) & mask) {
       const entry = this.table[i]!;
       if (entry === 0) return -1;
-      if (this.rowidOf(entry - 1) === rowid) return i;
+      if (this.rows.rowidOf(entry - 1) === rowid) return i;
     }
   }
 
@@ -89,6 +89,6 @@ export class RowSlots {
     const old = this.table;
     this.table = new Int32Array(length);
     this.shift = 32 - Math.log2(length);
-    for (const entry of old) if (entry !== 0) this.table[this.free(this.rowidOf(entry - 1))] = entry;
+    for (const entry of old) if (entry !== 0) this.table[this.free(this.rows.rowidOf(entry - 1))] = entry;
   }
 }

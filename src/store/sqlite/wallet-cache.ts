@@ -61,12 +61,12 @@ export interface CacheBytes {
 }
 
 /**
- * A cached wallet's JS objects and typed array headers with no row (~25 typed arrays at ~100 bytes
- * each, ~10 small objects): Bun 1.x's heap grew by ~3.8 KB per empty wallet, ~1.4 KB of which is
- * the arrays' own bytes counted in the other parts (scripts/bench/wallet-cost.ts compares the
+ * A cached wallet's JS objects and typed array headers with no row (~22 typed arrays at ~100 bytes
+ * each, ~9 small objects): Bun 1.x's heap grew by ~3.6 KB per empty wallet, ~1.4 KB of which is the
+ * arrays' own bytes counted in the other parts (scripts/bench/wallet-cost.ts compares the
  * accounting with the heap's growth).
  */
-const OBJECT_BYTES = 2_400;
+const OBJECT_BYTES = 2_200;
 
 /**
  * Bytes a wallet of `rows` rows holds at least once cached: its 16-bit vectors and per-row columns
@@ -136,7 +136,7 @@ export class UserVectors {
   readonly keywords: WalletKeywords;
   size = 0;
   private capacity: number;
-  private readonly slotOf = new RowSlots((slot) => this.rowids[slot]!);
+  private readonly slotOf = new RowSlots(this);
   /** interned strings (namespace, session, agent, type, tags) → small ints, and back (memory types) */
   private readonly dict = new InternedNames();
   /** shared with the scan thread (SharedColumns), like the vectors and the filter columns */
@@ -160,7 +160,7 @@ export class UserVectors {
   private expires: Float64Array;
   /** the row's tag set number (0: no tags) in tagSets, where rows with the same tags share one entry */
   private tagSet: Int32Array;
-  private readonly tagSets = new TagSets((n) => column(Int32Array, n, this.shared));
+  private readonly tagSets = new TagSets(this);
   private quantized: Quantized | null = null;
   /** slots newest first, for list pages; rebuilt on the first page after any change */
   private order: Int32Array | null = null;
@@ -207,6 +207,16 @@ export class UserVectors {
     this.tagSet = column(Int32Array, this.capacity, shared);
     this.ids = new IdColumn(this.capacity);
     this.keywords = new WalletKeywords(this.capacity);
+  }
+
+  /** The rowid at `slot` (RowSlots reads the column through this). */
+  rowidOf(slot: number): number {
+    return this.rowids[slot]!;
+  }
+
+  /** A tag sets array (TagSets), shared as the other columns are. */
+  tagColumn(length: number): Int32Array {
+    return column(Int32Array, length, this.shared);
   }
 
   /** Are the scan thread's columns in SharedArrayBuffers (see the constructor)? */
