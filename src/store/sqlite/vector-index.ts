@@ -6,7 +6,8 @@ import { fixedPointCosine, toFixedPoint } from "./fixed-point";
 import { keywordIndexCounters, queryTokens, type KeywordHit } from "./keyword-index";
 import { byDistance } from "./top-k";
 import { vectorIndexCounters } from "./vector-counters";
-import { asFloats, leastBytes, ROW_COLUMNS, unit, UserVectors, type CacheBytes, type IndexedRow, type Neighbour } from "./wallet-cache";
+import { asFloats, ROW_COLUMNS, unit, UserVectors, type CacheBytes, type IndexedRow, type Neighbour } from "./wallet-cache";
+import { CacheBudget } from "./cache-budget";
 
 export { vectorIndexCounters } from "./vector-counters";
 export type { CacheBytes, Neighbour } from "./wallet-cache";
@@ -43,8 +44,6 @@ const OFFLOAD_MIN_ROWS = 16_384;
 const RELOAD_SHARE = 0.25;
 /** Other connections' changes read per sync at most; a longer backlog drops the cache instead. */
 const MAX_CHANGES_PER_SYNC = 50_000;
-/** Wallets remembered as too large for the budget at most (forgotten all at once beyond). */
-const MAX_OVERSIZED = 10_000;
 
 /** A user being loaded in the background: rows read so far, and where the next chunk starts. */
 interface Loading {
@@ -98,12 +97,8 @@ export class VectorIndex {
   private changeSeq = 0;
   private loadQuery: ReturnType<Database["query"]> | null = null;
   private changesQuery: ReturnType<Database["query"]> | null = null;
-  private readonly maxCachedBytes: number;
-  /** the budget's count: what it charged each cached or loading wallet, at its last look */
-  private cachedBytes = 0;
-  private charged = new WeakMap<UserVectors, number>();
-  /** wallets found too large to cache alone → their rows then (tried again with fewer) */
-  private readonly oversized = new Map<string, number>();
+  /** what the cached and loading wallets hold, against maxCachedBytes */
+  private readonly budget: CacheBudget;
   private readonly syncLoadMaxRows: number;
   private readonly loadChunkRows: number;
   private readonly offloadMinRows: number;
@@ -112,7 +107,7 @@ export class VectorIndex {
     private readonly db: Database,
     options: VectorIndexOptions = {},
   ) {
-    this.maxCachedBytes = options.maxCachedBytes ?? 2 ** 30;
+    this.budget = new CacheBudget(options.maxCachedBytes ?? 2 ** 30);
     this.syncLoadMaxRows = options.syncLoadMaxRows ?? 4_096;
     this.loadChunkRows = Math.max(1, options.loadChunkRows ?? 1_024);
     this.offloadMinRows = options.offloadMinRows ?? OFFLOAD_MIN_ROWS;
@@ -283,7 +278,7 @@ export class VectorIndex {
       rows += user.size;
       spare += user.spare();
     }
-    return { users: this.users.size, rows, bytes: this.cachedBytes, maxBytes: this.maxCachedBytes, spare };
+    return { users: this.users.size, rows, bytes: this.budget.used, maxBytes: this.budget.max, spare };
   }
 
   /** Resolves once every background load under way has completed or been discarded (for tests and benchmarks). */
@@ -304,9 +299,7 @@ export class VectorIndex {
     this.accessPending.clear();
     if (this.loading.size > 0) vectorIndexCounters.backgroundDiscards += this.loading.size;
     this.loading.clear(); // the loaders notice and stop
-    this.cachedBytes = 0;
-    this.charged = new WeakMap();
-    this.oversized.clear();
+    this.budget.clear();
     this.lastMatch = null;
   }
 
@@ -343,7 +336,7 @@ export class VectorIndex {
         continue;
       }
       this.patch(user, userId, rowids);
-      this.charge(user);
+      this.budget.charge(user);
       if (!this.fitBudget(user)) this.dropWallet(userId, user, "oversized");
     }
   }
@@ -424,14 +417,14 @@ export class VectorIndex {
       this.users.delete(userId); // most recently used goes last
       this.users.set(userId, user);
       // what the last request's reads left (a list's order, namespace slots) is counted now
-      this.charge(user);
+      this.budget.charge(user);
       this.fitBudget(user);
       return user;
     }
     let loading = this.loading.get(userId);
     if (!loading) {
       const { n } = this.db.query("select count(*) as n from memories where user_id = ? and deleted_at is null").get(userId) as { n: number };
-      if (!this.mayFit(userId, n)) return null;
+      if (!this.budget.mayFit(userId, this.dimension, n)) return null;
       if (n <= this.syncLoadMaxRows) return this.loadNow(userId);
       loading = this.startLoad(userId, n);
     }
@@ -448,7 +441,7 @@ export class VectorIndex {
     for (const row of rows) user.put(row);
     user.loaded();
     this.users.set(userId, user);
-    this.charge(user);
+    this.budget.charge(user);
     if (this.fitBudget(user)) return user;
     this.dropWallet(userId, user, "oversized");
     return null;
@@ -500,7 +493,7 @@ export class VectorIndex {
     const rows = this.loadQuery.all(userId, state.after.created_at, state.after.rowid, this.loadChunkRows) as IndexedRow[];
     for (const row of rows) state.user.put(row);
     // a wallet being loaded holds its memory already: it is charged as it grows
-    this.charge(state.user);
+    this.budget.charge(state.user);
     if (!this.fitBudget(state.user)) {
       this.discardLoad(userId, state);
       return false;
@@ -522,7 +515,7 @@ export class VectorIndex {
     state.user.loaded();
     vectorIndexCounters.loads++;
     this.users.set(userId, state.user);
-    this.charge(state.user);
+    this.budget.charge(state.user);
     if (!this.fitBudget(state.user)) this.dropWallet(userId, state.user, "oversized");
     return false;
   }
@@ -530,8 +523,8 @@ export class VectorIndex {
   /** A load given up: the wallet is too large for the budget (SQL and FTS5 answer for it). */
   private discardLoad(userId: string, state: Loading): void {
     this.loading.delete(userId);
-    this.uncharge(state.user);
-    this.oversized.set(userId, state.user.size);
+    this.budget.uncharge(state.user);
+    this.budget.tooLarge(userId, state.user.size);
     vectorIndexCounters.backgroundDiscards++;
     this.forgetPending();
   }
@@ -540,43 +533,17 @@ export class VectorIndex {
     return (this.db.query("pragma data_version").get() as { data_version: number }).data_version;
   }
 
-  /** Brings the budget's count for the wallet up to date (its bytes change as rows come and go, and with reads). */
-  private charge(user: UserVectors): void {
-    const bytes = user.bytes();
-    this.cachedBytes += bytes - (this.charged.get(user) ?? 0);
-    this.charged.set(user, bytes);
-  }
-
-  private uncharge(user: UserVectors): void {
-    this.cachedBytes -= this.charged.get(user) ?? 0;
-    this.charged.delete(user);
-  }
-
-  /**
-   * Could a wallet of `rows` rows fit the budget? Not when its rows alone need more than the whole
-   * budget (leastBytes: their vectors and columns, without their text), nor when it was found too
-   * large with as many rows or fewer.
-   */
-  private mayFit(userId: string, rows: number): boolean {
-    if (leastBytes(this.dimension, rows) > this.maxCachedBytes) return false;
-    const tooLarge = this.oversized.get(userId);
-    if (tooLarge === undefined) return true;
-    if (rows >= tooLarge) return false;
-    this.oversized.delete(userId);
-    return true;
-  }
-
   /**
    * Drops least recently used wallets, never `keep`, until the cache is within its budget; false
    * when it cannot be (`keep` alone is over it, or with the wallets being loaded), and then drops none.
    */
   private fitBudget(keep: UserVectors): boolean {
-    if (this.cachedBytes <= this.maxCachedBytes) return true;
+    if (!this.budget.over) return true;
     let loadingBytes = 0;
-    for (const { user } of this.loading.values()) loadingBytes += user === keep ? 0 : (this.charged.get(user) ?? 0);
-    if ((this.charged.get(keep) ?? 0) + loadingBytes > this.maxCachedBytes) return false;
+    for (const { user } of this.loading.values()) loadingBytes += user === keep ? 0 : this.budget.chargeOf(user);
+    if (this.budget.chargeOf(keep) + loadingBytes > this.budget.max) return false;
     for (const [userId, user] of this.users) {
-      if (this.cachedBytes <= this.maxCachedBytes) break;
+      if (!this.budget.over) break;
       if (user !== keep) this.dropWallet(userId, user, "evicted");
     }
     return true;
@@ -585,13 +552,10 @@ export class VectorIndex {
   /** Takes the wallet out of the cache (it loads again when asked for; "oversized": SQL and FTS5 answer for it until it has fewer rows). */
   private dropWallet(userId: string, user: UserVectors, why: "reload" | "evicted" | "oversized" = "reload"): void {
     this.users.delete(userId);
-    this.uncharge(user);
+    this.budget.uncharge(user);
     if (this.lastMatch?.user === user) this.lastMatch = null;
     if (why === "evicted") vectorIndexCounters.evictions++;
-    if (why === "oversized") {
-      if (this.oversized.size >= MAX_OVERSIZED) this.oversized.clear();
-      this.oversized.set(userId, user.size);
-    }
+    if (why === "oversized") this.budget.tooLarge(userId, user.size);
     this.forgetPending();
   }
 
