@@ -5,17 +5,21 @@
  *
  *   bun scripts/bench/throughput.ts [--size 10000] [--seconds 10] [--connections 64]
  *                                   [--auth wallet|bearer] [--processes 1] [--data-dir DIR] [--only status,list]
- *                                   [--cpu-prof DIR]
+ *                                   [--corpus synthetic|realmem] [--limits 5,10] [--cpu-prof DIR]
  *
- * Needs wrk (apt-get install -y wrk). The data dir is filled once (synthetic memories, real
- * embeddings, store.insertMemories; scripts/bench/synthetic.ts) and kept when --data-dir is given,
- * so before/after runs measure the same data. The x-wallet-auth header is re-signed before each
- * endpoint (it must stay inside the 5-minute window). Endpoints, each for --seconds:
+ * Needs wrk (apt-get install -y wrk). The data dir is filled once (real embeddings,
+ * store.insertMemories) and kept when --data-dir is given, so before/after runs measure the same
+ * data. --corpus: synthetic memories and queries (scripts/bench/synthetic.ts, the default), or
+ * RealMem (scripts/bench/realmem.ts: its dialogue turns, split at 2,000 characters, as memories,
+ * each dated by its session, in order and again from the start, marked "(copy n)", when --size asks
+ * for more than its 16,264; its query turns of at most 1,000 characters, 1,414 of 1,415, as queries). The x-wallet-auth header is re-signed
+ * before each endpoint (it must stay inside the 5-minute window). Endpoints, each for --seconds:
  *   status   GET  /v1/free-tier/status        authentication + wallet lookup, no work
  *   list     GET  /v1/memories?limit=20       first page, newest first (with total)
  *   list-p   GET  /v1/memories?limit=20&offset=… pages cycling through the first 50
- *   search   POST /v1/search                  BM25, limit 10, queries cycling
- *   recall   POST /v1/recall                  hybrid, limit 5, queries cycling (writes access counts)
+ *   search   POST /v1/search                  BM25, limit 10 (or each of --limits), queries cycling
+ *   recall   POST /v1/recall                  hybrid, limit 5 (or each of --limits), queries cycling (writes access counts)
+ *   mixed    70% recall, 20% search (limit 10 or the last of --limits), 10% POST /v1/store of a new memory
  *   batch    POST /v1/store/batch             100 new memories per request (dedup path); adds to the wallet
  * Prints one markdown table (req/s, latency p50 / p99 from wrk, the service's CPU time per request,
  * non-2xx). Share the machine honestly: wrk's own thread runs on the same 2 cores as the service;
@@ -31,11 +35,12 @@ import type { Hex } from "viem";
 import { startEmbedder } from "../../src/embed/embedder.ts";
 import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
 import { contentHash } from "../../src/domain/text.ts";
-import { newMemory } from "../../src/domain/memory.ts";
+import { LIMITS, newMemory } from "../../src/domain/memory.ts";
 import type { StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { printTable } from "./bench-util.ts";
 import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
+import { loadRealMem } from "./realmem.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -49,6 +54,8 @@ const { values: args } = parseArgs({
     port: { type: "string", default: "18787" },
     /** write the service's CPU profile (bun --cpu-prof, one file per process) into this folder */
     "cpu-prof": { type: "string" },
+    corpus: { type: "string", default: "synthetic" },
+    limits: { type: "string" },
   },
 });
 
@@ -63,10 +70,32 @@ const cacheDir = resolve(process.env.MODEL_CACHE_DIR ?? join(root, ".cache/model
 const ownDataDir = !args["data-dir"];
 const dataDir = args["data-dir"] ? resolve(args["data-dir"]) : mkdtempSync(join(tmpdir(), "engram-throughput-"));
 const account = privateKeyToAccount(`0x${createHash("sha256").update("engram-throughput-main").digest("hex")}` as Hex);
+if (args.corpus !== "synthetic" && args.corpus !== "realmem") throw new Error(`--corpus is synthetic or realmem; got ${args.corpus}`);
+const realmem = args.corpus === "realmem" ? realMemCorpus() : null;
+const limits = args.limits?.split(",").map(Number);
+if (limits?.some((l) => !(Number.isInteger(l) && l >= 1 && l <= 100))) throw new Error(`--limits takes limits from 1 to 100, e.g. 5,10; got ${args.limits}`);
+
+/** RealMem's dialogue turns (pieces of at most 2,000 characters) and query turns, every persona in order. */
+function realMemCorpus(): { memories: { content: string; at: number }[]; queries: string[] } {
+  const personas = loadRealMem(2000);
+  const memories = personas.flatMap((p) => p.events.flatMap((e) => (e.kind === "turn" ? e.chunks.map((content) => ({ content, at: e.at })) : [])));
+  // search takes queries of at most LIMITS.searchQuery characters (one RealMem query has 2,493)
+  const queries = personas.flatMap((p) => p.events.flatMap((e) => (e.kind === "query" && e.text.length <= LIMITS.searchQuery ? [e.text] : [])));
+  return { memories, queries };
+}
+
+/** The i-th memory of the fill: RealMem's turns in order, again from the start (marked) past its end. */
+function realMemMemory(i: number): { content: string; at: number } {
+  const { memories } = realmem!;
+  const m = memories[i % memories.length]!;
+  const copy = Math.floor(i / memories.length);
+  return copy === 0 ? m : { content: `${m.content} (copy ${copy})`, at: m.at };
+}
 
 // ---- fill (once per data dir) ----
 mkdirSync(dataDir, { recursive: true });
-const marker = join(dataDir, `.filled-${size}`);
+// synthetic data dirs keep their earlier marker name
+const marker = join(dataDir, realmem ? `.filled-realmem-${size}` : `.filled-${size}`);
 if (!existsSync(marker)) {
   await ensureGloveModel({ cacheDir });
   const embedder = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir });
@@ -78,6 +107,11 @@ if (!existsSync(marker)) {
   for (let done = 0; done < size; ) {
     const n = Math.min(256, size - done);
     const batch = Array.from({ length: n }, (_, i) => {
+      if (realmem) {
+        const { content, at } = realMemMemory(done + i);
+        const memory = newMemory({ id: crypto.randomUUID(), user_id: userId, content }, new Date(at + done + i).toISOString());
+        return { memory, content_hash: contentHash(content) };
+      }
       const s = syntheticMemory(rng);
       const memory = newMemory(
         { id: crypto.randomUUID(), user_id: userId, namespace: s.namespace, content: s.content, metadata: s.tags.length ? { tags: s.tags } : {},
@@ -126,7 +160,7 @@ async function authHeader(): Promise<[string, string]> {
 /** wrk threads of a measured run (the warm-up uses one) */
 const WRK_THREADS = 2;
 const qrng = prng(7);
-const queries = Array.from({ length: 200 }, () => syntheticQuery(qrng));
+const queries = realmem ? realmem.queries.slice(0, 500) : Array.from({ length: 200 }, () => syntheticQuery(qrng));
 const luaDir = mkdtempSync(join(tmpdir(), "engram-wrk-"));
 
 /** A wrk Lua script cycling through requests (method, path, body). */
@@ -182,15 +216,37 @@ function batchBodies() {
   }));
 }
 
+const searchBody = (q: string, limit: number) => ({ method: "POST", path: "/v1/search", body: JSON.stringify({ query: q, limit }) });
+const recallBody = (q: string, limit: number) => ({ method: "POST", path: "/v1/recall", body: JSON.stringify({ query: q, limit }) });
+/** A new memory for the mixed load: a RealMem turn or a synthetic memory, made unique. */
+const storeRng = prng(Date.now() + 1);
+function storeBody(i: number) {
+  const text = realmem ? realMemMemory(Math.floor(storeRng() * realmem.memories.length)).content : syntheticMemory(storeRng).content;
+  return { method: "POST", path: "/v1/store", body: JSON.stringify({ content: `${text} (mixed ${i} ${storeRng().toString(36).slice(2, 8)})` }) };
+}
+/** In every 10 requests: 7 recalls, 2 searches, 1 store (1,000 distinct: a run of more sends repeats, which dedup answers cheaply). */
+function mixedBodies(limit: number) {
+  return Array.from({ length: 10_000 }, (_, i) => {
+    const q = queries[i % queries.length]!;
+    const slot = i % 10;
+    return slot < 7 ? recallBody(q, limit) : slot < 9 ? searchBody(q, limit) : storeBody(i);
+  });
+}
+const searchLimits = limits ?? [10];
+const recallLimits = limits ?? [5];
+const mixedLimit = limits?.at(-1) ?? 10;
+
 const endpoints: [string, string, (header: [string, string]) => string][] = [
   ["status", "GET /v1/free-tier/status", (h) => luaScript("status", [{ method: "GET", path: "/v1/free-tier/status" }], h)],
   ["list", "GET /v1/memories?limit=20", (h) => luaScript("list", [{ method: "GET", path: "/v1/memories?limit=20" }], h)],
   ["list-p", "GET /v1/memories?limit=20&offset=0…980", (h) =>
     luaScript("list-p", Array.from({ length: 50 }, (_, i) => ({ method: "GET", path: `/v1/memories?limit=20&offset=${i * 20}` })), h)],
-  ["search", "POST /v1/search (limit 10)", (h) =>
-    luaScript("search", queries.map((q) => ({ method: "POST", path: "/v1/search", body: JSON.stringify({ query: q, limit: 10 }) })), h)],
-  ["recall", "POST /v1/recall (limit 5)", (h) =>
-    luaScript("recall", queries.map((q) => ({ method: "POST", path: "/v1/recall", body: JSON.stringify({ query: q, limit: 5 }) })), h)],
+  ...searchLimits.map((limit): [string, string, (header: [string, string]) => string] => [
+    "search", `POST /v1/search (limit ${limit})`, (h) => luaScript(`search-${limit}`, queries.map((q) => searchBody(q, limit)), h)]),
+  ...recallLimits.map((limit): [string, string, (header: [string, string]) => string] => [
+    "recall", `POST /v1/recall (limit ${limit})`, (h) => luaScript(`recall-${limit}`, queries.map((q) => recallBody(q, limit)), h)]),
+  // after the reads: its stores add memories to the wallet (and to the data dir, for later runs)
+  ["mixed", `70% recall, 20% search (limit ${mixedLimit}), 10% store`, (h) => luaScript("mixed", mixedBodies(mixedLimit), h)],
   // last: it adds memories to the wallet (and to the data dir, for later runs)
   ["batch", `POST /v1/store/batch (${BATCH_ITEMS} new memories each)`, (h) => luaScript("batch", batchBodies(), h)],
 ];
@@ -224,10 +280,13 @@ try {
     if (only && !only.has(key)) continue;
     const header = await authHeader();
     const file = script(header);
-    // a warm-up (caches, JIT; every worker process loads the wallet once, ~1 s per 30k memories, each on its
-    // first search, so the warm-up grows with the processes), then the measured run
-    // (none for batch stores: a warm-up would spend bodies that then come back as cheap duplicates)
-    if (key !== "batch") Bun.spawnSync(["wrk", "-t1", "-c8", `-d${Math.max(1, Math.ceil((size * processes) / 20_000))}s`, "-s", file, base]);
+    // a warm-up (caches, JIT; every worker process loads the wallet once, ~1 s per 30k synthetic memories, each
+    // on its first search, so the warm-up grows with the processes), then the measured run
+    // (none for batch stores: a warm-up would spend bodies that then come back as cheap duplicates; recalls for the mixed load)
+    const warmUp = key === "mixed" ? luaScript("mixed-warm-up", queries.map((q) => recallBody(q, mixedLimit)), header) : file;
+    // (RealMem's turns, ~760 characters each, load ~4× slower than synthetic memories: ~15 s per 100k)
+    const loadRate = realmem ? 5_000 : 20_000;
+    if (key !== "batch") Bun.spawnSync(["wrk", "-t1", "-c8", `-d${Math.max(1, Math.ceil((size * processes) / loadRate))}s`, "-s", warmUp, base]);
     const cpuBefore = serviceCpuSeconds();
     const out = Bun.spawnSync(["wrk", `-t${WRK_THREADS}`, `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, base]);
     const cpuUsed = serviceCpuSeconds() - cpuBefore;
@@ -248,5 +307,5 @@ try {
   rmSync(luaDir, { recursive: true, force: true });
   if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
 }
-console.log(`\n${size.toLocaleString("en-US")} memories in the wallet, ${connections} connections, ${seconds} s each, auth ${args.auth}, ${args.processes} process(es); load average before: ${(await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ")}\n`);
+console.log(`\n${size.toLocaleString("en-US")} ${args.corpus} memories in the wallet, ${connections} connections, ${seconds} s each, auth ${args.auth}, ${args.processes} process(es); load average before: ${(await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ")}\n`);
 printTable(["endpoint", "req/s", "p50 ms", "p99 ms", "service CPU ms/req", "non-2xx / errors"], rows);
