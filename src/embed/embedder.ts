@@ -27,7 +27,7 @@ export interface EmbedderStats {
   startMs: number;
   /** The part of startMs spent inside the worker loading and warming the pipeline. */
   loadMs: number;
-  /** Time spent building the glove model during this start (0 if cached). */
+  /** Time spent building a built-in model during this start (0 if cached). */
   buildMs: number;
 }
 
@@ -231,7 +231,7 @@ export class WorkerEmbedder implements Embedder {
 }
 
 /**
- * Starts the worker, builds the glove model on first use, loads and warms the
+ * Starts the worker, builds a built-in model on first use, loads and warms the
  * pipeline. Rejects with a message naming the model and what to check.
  */
 export async function startEmbedder(opts: { model: string; cacheDir: string }): Promise<Embedder> {
