@@ -99,6 +99,13 @@ describe.skipIf(!reference)("use-lite-512d equals the TF.js reference", () => {
     expect(embedder.dimension).toBe(DIM);
   });
 
+  test("a text past 128 tokens is read up to its 128th, as USE-lite's positions allow", async () => {
+    const first = "apple ".repeat(128).trim(); // "▁apple" is one piece: exactly 128 tokens
+    const { vectors, tokens } = await embedder.embed([`${first} ${"house ".repeat(40).trim()}`, first]);
+    expect(tokens).toEqual([128, 128]);
+    expect(cosine(vectors[0]!, vectors[1]!)).toBeGreaterThan(0.9999);
+  });
+
   test("an empty text is the zero vector, never NaN", async () => {
     const { vectors, tokens } = await embedder.embed(["", "hello"]);
     expect([...vectors[0]!].every((x) => x === 0)).toBe(true);
