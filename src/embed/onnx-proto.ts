@@ -39,6 +39,7 @@ message ModelProto {
 
 /** ONNX TensorProto.DataType values. */
 export const FLOAT = 1;
+export const INT8 = 3;
 export const INT64 = 7;
 /** AttributeProto.AttributeType values. */
 const ATTR_FLOAT = 1;
@@ -61,7 +62,7 @@ export interface OnnxNode {
 export interface OnnxTensor {
   name: string;
   dims: number[];
-  data: Float32Array | BigInt64Array;
+  data: Float32Array | BigInt64Array | Int8Array;
 }
 
 export interface OnnxValue {
@@ -93,7 +94,8 @@ function attribute(name: string, value: AttributeValue) {
 }
 
 /** Little-endian bytes regardless of host endianness (ONNX raw_data is LE). */
-function rawData(values: Float32Array | BigInt64Array): Uint8Array {
+function rawData(values: Float32Array | BigInt64Array | Int8Array): Uint8Array {
+  if (values instanceof Int8Array) return new Uint8Array(values.buffer, values.byteOffset, values.length);
   const width = values instanceof Float32Array ? 4 : 8;
   const out = new Uint8Array(values.length * width);
   const view = new DataView(out.buffer);
@@ -107,7 +109,8 @@ function rawData(values: Float32Array | BigInt64Array): Uint8Array {
 function tensor({ name, dims, data }: OnnxTensor) {
   const count = dims.reduce((a, b) => a * b, 1);
   if (data.length !== count) throw new Error(`initializer ${name}: ${data.length} values for dims [${dims}]`);
-  return { name, dims, data_type: data instanceof Float32Array ? FLOAT : INT64, raw_data: rawData(data) };
+  const dataType = data instanceof Float32Array ? FLOAT : data instanceof Int8Array ? INT8 : INT64;
+  return { name, dims, data_type: dataType, raw_data: rawData(data) };
 }
 
 export function encodeOnnxModel(spec: OnnxModelSpec): Uint8Array {

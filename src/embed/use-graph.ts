@@ -87,6 +87,8 @@ class GraphBuilder {
   readonly initializers: OnnxTensor[] = [];
   private count = 0;
 
+  constructor(private readonly int8: boolean) {}
+
   op(op: string, inputs: string[], attributes?: Record<string, AttributeValue>, outputName?: string): string {
     const output = outputName ?? `${op.toLowerCase()}_${this.count++}`;
     this.nodes.push({ op, inputs, outputs: [output], attributes });
@@ -100,7 +102,7 @@ class GraphBuilder {
     return names;
   }
 
-  constant(name: string, dims: number[], data: Float32Array | BigInt64Array): string {
+  constant(name: string, dims: number[], data: Float32Array | BigInt64Array | Int8Array): string {
     this.initializers.push({ name, dims, data });
     return name;
   }
@@ -116,9 +118,31 @@ class GraphBuilder {
   /** x · W + b, with W stored [in, out] as TF keeps it (its 1×1 conv kernels are the same matrix). */
   dense(x: string, name: string, kernel: Float32Array, bias: Float32Array): string {
     const out = bias.length;
-    const w = this.constant(`${name}.weight`, [kernel.length / out, out], kernel);
     const b = this.constant(`${name}.bias`, [out], bias);
+    if (this.int8) return this.op("Add", [this.int8MatMul(x, name, kernel, out), b]);
+    const w = this.constant(`${name}.weight`, [kernel.length / out, out], kernel);
     return this.op("Add", [this.op("MatMul", [x, w]), b]);
+  }
+
+  /**
+   * x · W in int8: W quantized once per output column (symmetric), x per call (DynamicQuantizeLinear),
+   * in the MatMulInteger → Cast → Mul(x_scale · w_scale) shape that onnxruntime fuses into one kernel.
+   */
+  private int8MatMul(x: string, name: string, kernel: Float32Array, out: number): string {
+    const rows = kernel.length / out;
+    const scales = new Float32Array(out);
+    for (let j = 0; j < out; j++) {
+      let max = 0;
+      for (let i = 0; i < rows; i++) max = Math.max(max, Math.abs(kernel[i * out + j]!));
+      scales[j] = max > 0 ? max / 127 : 1;
+    }
+    const quantized = new Int8Array(kernel.length);
+    for (let i = 0; i < kernel.length; i++) quantized[i] = Math.round(kernel[i]! / scales[i % out]!);
+    const w = this.constant(`${name}.weight_int8`, [rows, out], quantized);
+    const wScale = this.constant(`${name}.weight_scale`, [out], scales);
+    const [xq, xScale, xZero] = this.opN("DynamicQuantizeLinear", [x], 3);
+    const product = this.op("Cast", [this.op("MatMulInteger", [xq!, w, xZero!])], { to: FLOAT });
+    return this.op("Mul", [product, this.op("Mul", [xScale!, wScale])]);
   }
 
   layerNorm(x: string, name: string, scale: Float32Array, bias: Float32Array, epsilon: number): string {
@@ -196,8 +220,9 @@ function sentenceHead(g: GraphBuilder, src: UseSource, pooled: string): string {
   return g.op("Div", [t, g.op("Sqrt", [g.op("Max", [sumSquares, floor])])], undefined, USE_OUTPUT);
 }
 
-export function useOnnxModel(src: UseSource, metadata: Record<string, string>): OnnxModelSpec {
-  const g = new GraphBuilder();
+/** `int8`: the dense layers' weights in int8 (see GraphBuilder.int8MatMul); embeddings and norms stay float. */
+export function useOnnxModel(src: UseSource, metadata: Record<string, string>, { int8 = false } = {}): OnnxModelSpec {
+  const g = new GraphBuilder(int8);
   const shape = useShape(src);
   const table = g.constant("token_embeddings", [shape.vocabRows, shape.inputDim], floats(src, "module/Embeddings_en"));
   const frequencies = floats(src, `${STACK}/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`);
