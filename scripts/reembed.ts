@@ -8,14 +8,14 @@
  */
 import { loadConfig } from "../src/config";
 import { openStore } from "../src/store/open-store";
-import { startEmbedder } from "../src/embed/embedder";
+import { embedderOptions, startEmbedder } from "../src/embed/embedder";
 import { contentHash } from "../src/domain/text";
 
 const BATCH = 64;
 
 const config = loadConfig();
 const store = await openStore(config);
-const embedder = await startEmbedder({ model: config.EMBEDDING_MODEL, cacheDir: config.MODEL_CACHE_DIR });
+const embedder = await startEmbedder(embedderOptions(config));
 await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension }, true);
 
 const total = await store.countAll();
