@@ -3,7 +3,7 @@ import { EmbeddingUnavailable } from "../domain/ports.ts";
 import { estimateTokens } from "../domain/text.ts";
 import type { Embedder } from "./embedder.ts";
 import { OpenAIClient, type OpenAIClientOptions } from "./openai-client.ts";
-import { OPENAI_PREFIX } from "./openai-spec.ts";
+import { openaiModelName } from "./openai-spec.ts";
 
 /** Texts per request: larger embed() calls are split (OpenAI accepts up to 2,048; local servers want less). */
 export const OPENAI_BATCH_TEXTS = 64;
@@ -32,7 +32,7 @@ export class OpenAIEmbedder implements Embedder {
 
   constructor(opts: OpenAIEmbedderOptions) {
     this.modelId = opts.model;
-    this.client = new OpenAIClient({ ...opts, model: opts.model.slice(OPENAI_PREFIX.length).trim() });
+    this.client = new OpenAIClient({ ...opts, model: openaiModelName(opts.model) ?? opts.model });
   }
 
   get dimension(): number {
