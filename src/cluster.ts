@@ -1,7 +1,7 @@
 import type { Subprocess } from "bun";
 import { withSessionSecret, type Settings } from "./config";
 import { openStore } from "./store/open-store";
-import { startEmbedder } from "./embed/embedder";
+import { embedderOptions, startEmbedder } from "./embed/embedder";
 import { log } from "./log";
 
 /** Set in the environment of each worker process; its value is the worker's number. */
@@ -69,7 +69,7 @@ export async function runCluster(config: Settings): Promise<void> {
 /** Runs the store's migrations, settles the session key and binds the embedding model (building it on first run), then closes both. */
 async function prepareStore(config: Settings): Promise<void> {
   const store = await openStore(config);
-  const embedder = await startEmbedder({ model: config.EMBEDDING_MODEL, cacheDir: config.MODEL_CACHE_DIR });
+  const embedder = await startEmbedder(embedderOptions(config));
   try {
     await withSessionSecret(config, store);
     await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { LOG_LEVELS } from "./log";
 import type { MemoryStore } from "./domain/store-port";
+import { OPENAI_PREFIX, openaiModelName } from "./embed/openai-spec";
 
 /** A USDC amount with at most 6 decimals (USDC's precision), e.g. `0.005`. */
 const UsdcPrice = t.String({ pattern: "^\\d{1,9}(\\.\\d{1,6})?$" });
@@ -22,6 +23,10 @@ const EnvSchema = t.Object({
   REDIS_URL: t.String({ pattern: "^rediss?://", default: "redis://127.0.0.1:6379" }),
   JWT_SECRET: t.Optional(t.String({ minLength: 32 })),
   EMBEDDING_MODEL: t.String({ minLength: 1, default: "glove-sif-100d" }),
+  /** The OpenAI-compatible server of an `openai:<model>` EMBEDDING_MODEL ("/embeddings" is appended). */
+  EMBEDDING_BASE_URL: t.Optional(t.String({ pattern: "^https?://[^\\s]+$" })),
+  /** Sent as `Authorization: Bearer …` to EMBEDDING_BASE_URL when set. */
+  EMBEDDING_API_KEY: t.Optional(t.String({ minLength: 1 })),
   MODEL_CACHE_DIR: t.String({ minLength: 1, default: "./.cache/models" }),
   FREE_TIER_CALLS: t.Integer({ minimum: 0, default: 100 }),
   AUTH_MESSAGE_PREFIX: t.String({ minLength: 1, default: "service-auth" }),
@@ -73,11 +78,24 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const env = Value.Default(EnvSchema, pickKnown(source)) as Env;
   const problems = [...Value.Errors(EnvSchema, env)].map((e) => `${e.path.slice(1)}=${JSON.stringify(e.value)}: ${e.message}`);
   if (env.LLM_BASE_URL && !env.LLM_MODEL) problems.push("LLM_MODEL: required when LLM_BASE_URL is set");
+  problems.push(...embeddingProblems(env));
   problems.push(...paymentProblems(env));
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   const dataDir = resolve(env.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   return { ...env, DATA_DIR: dataDir, MODEL_CACHE_DIR: resolve(env.MODEL_CACHE_DIR) };
+}
+
+/** An `openai:<model>` EMBEDDING_MODEL names a model and needs the server that serves it. */
+function embeddingProblems(env: Env): string[] {
+  const model = openaiModelName(env.EMBEDDING_MODEL);
+  if (model === undefined) return [];
+  const problems: string[] = [];
+  if (model === "") problems.push(`EMBEDDING_MODEL=${JSON.stringify(env.EMBEDDING_MODEL)}: name the model after "${OPENAI_PREFIX}", e.g. ${OPENAI_PREFIX}nomic-embed-text`);
+  if (!env.EMBEDDING_BASE_URL) {
+    problems.push(`EMBEDDING_BASE_URL: required when EMBEDDING_MODEL is ${OPENAI_PREFIX}<model> (the OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1)`);
+  }
+  return problems;
 }
 
 /** PAYMENTS=on needs somewhere to send the money and a facilitator to verify and settle it. */

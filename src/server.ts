@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, withSessionSecret, type Config, type Settings } from "./config";
 import { openStore } from "./store/open-store";
-import { startEmbedder } from "./embed/embedder";
+import { embedderOptions, startEmbedder } from "./embed/embedder";
 import { buildDeps } from "./http/deps";
 import { createApp } from "./http/app";
 import { runCluster, WORKER_ENV } from "./cluster";
@@ -13,7 +13,7 @@ import { log, setLogLevel } from "./log";
 export async function startServer(settings: Settings) {
   const started = performance.now();
   const store = await openStore(settings);
-  const embedder = await startEmbedder({ model: settings.EMBEDDING_MODEL, cacheDir: settings.MODEL_CACHE_DIR });
+  const embedder = await startEmbedder(embedderOptions(settings));
   let config: Config;
   try {
     config = await withSessionSecret(settings, store);

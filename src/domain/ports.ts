@@ -22,3 +22,12 @@ export type WarnLog = (message: string, detail?: Record<string, unknown>) => voi
 
 /** Milliseconds since the epoch; injected so tests can move time. */
 export type Clock = () => number;
+
+/**
+ * The embedding model could not answer: a remote provider down, overloaded or misconfigured. The
+ * request fails with 503 (the client may retry later); the message, for the operator's log, says
+ * what failed and what to check.
+ */
+export class EmbeddingUnavailable extends Error {
+  override readonly name = "EmbeddingUnavailable";
+}

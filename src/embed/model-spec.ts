@@ -8,6 +8,8 @@ import { builtInModelDir, isBuiltInModel } from "./built-in-models.ts";
  * - an absolute path, a ./ or ../ path, or any existing folder: a local model folder;
  * - anything else: a hub id handed to transformers.js (the only case allowed to
  *   use the network, and only where a hub is reachable).
+ * An `openai:<model>` never gets here: embedder.ts's startEmbedder gives it to an
+ * OpenAI-compatible server instead of the worker (openai-spec.ts).
  */
 export type ModelSource =
   | { kind: "built-in"; id: string; dir: string }

@@ -26,7 +26,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { loadConfig, withSessionSecret } from "../config";
 import { openStore } from "../store/open-store";
-import { startEmbedder } from "../embed/embedder";
+import { embedderOptions, startEmbedder } from "../embed/embedder";
 import { buildDeps } from "../http/deps";
 import { authMessage } from "../auth/wallet-signature";
 import { createMcpServer } from "./server";
@@ -50,7 +50,7 @@ async function embedded(account: PrivateKeyAccount) {
   const settings = loadConfig(process.env);
   const store = await openStore(settings);
   const config = await withSessionSecret(settings, store);
-  const embedder = await startEmbedder({ model: config.EMBEDDING_MODEL, cacheDir: config.MODEL_CACHE_DIR });
+  const embedder = await startEmbedder(embedderOptions(config));
   await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
   const deps = buildDeps(config, store, embedder);
   // The wallet is resolved by the same authenticator the HTTP service uses, from a signed header.
