@@ -88,9 +88,9 @@ export const PARAPHRASE_SET: ParaphraseCase[] = [
       "The pet insurance renews every October.",
       "Miso's last checkup showed healthy teeth.",
     ]],
-    ["pets-08", "The dog walker, Tomasz, comes at noon on weekdays.", "Who takes Biscuit out for strolls?", [
-      "Biscuit gets two scoops of kibble at breakfast.",
-      "The user takes long strolls along the canal on Sundays.",
+    ["pets-08", "The dog walker, Tomasz, comes at noon on weekdays.", "Who exercises our retriever while I'm at work?", [
+      "The retriever's grooming is done at Pawfect every eight weeks.",
+      "The user works through lunch most days.",
       "The spare car key is in the kitchen drawer.",
     ]],
     ["pets-09", "Goldfish food is in the blue tin above the microwave.", "Where do I keep the fish flakes?", [
@@ -98,7 +98,7 @@ export const PARAPHRASE_SET: ParaphraseCase[] = [
       "The user keeps spare batteries in the hall cupboard.",
       "The goldfish bowl needs cleaning every two weeks.",
     ]],
-    ["pets-10", "Pepper had her vaccinations against myxomatosis and RHD in May.", "When was the rabbit last immunised?", [
+    ["pets-10", "Pepper the rabbit had her vaccinations against myxomatosis and RHD in May.", "When was the bunny last immunised?", [
       "The user's flu jab is booked for October.",
       "The rabbit's nails were last trimmed in April.",
       "Pepper weighs two kilos.",
@@ -108,7 +108,7 @@ export const PARAPHRASE_SET: ParaphraseCase[] = [
       "Dancer is a grey mare, fifteen years old.",
       "Pony rides at the summer fair cost five pounds.",
     ]],
-    ["pets-12", "Biscuit is allergic to chicken, so treats must be fish- or lamb-based.", "What meat should the dog avoid?", [
+    ["pets-12", "The retriever, Biscuit, is allergic to chicken, so treats must be fish- or lamb-based.", "What meat should the dog avoid?", [
       "The user avoids red meat on weekdays.",
       "The dog's bed is washed every Saturday.",
       "Biscuit loves carrots as a snack.",
@@ -322,7 +322,7 @@ export const PARAPHRASE_SET: ParaphraseCase[] = [
       "The office is closed over the holidays.",
       "Shipping costs for hardware samples are reimbursed.",
     ]],
-    ["work-05", "The Nordstrand client wants weekly progress reports every Friday by email.", "How often does that Scandinavian customer expect status updates?", [
+    ["work-05", "The Nordstrand client in Oslo wants weekly progress reports every Friday by email.", "How often does that Scandinavian customer expect status updates?", [
       "Customer status updates for Globex go out monthly.",
       "The Scandinavian office has its own payroll.",
       "The user expects a promotion review in spring.",
@@ -538,10 +538,10 @@ export const PARAPHRASE_SET: ParaphraseCase[] = [
       "The user can get a discount with a railcard.",
       "Abroad, the user prefers local SIM cards.",
     ]],
-    ["travel-15", "EHIC/GHIC health card is in the passport wallet.", "Where do I keep the document for emergency treatment in Europe?", [
-      "The user keeps the car's documents in the glovebox.",
-      "Emergency numbers are taped inside the kitchen cupboard.",
-      "Treatment for the wrist was covered by the employer's plan.",
+    ["travel-15", "Packing habit: the user always forgets a phone charger, so pack two.", "What item do I tend to leave behind on trips?", [
+      "The user leaves the car keys behind the fruit bowl.",
+      "The user tends to overpack for short trips.",
+      "Items for the charity shop are in the hall.",
     ]],
     ["travel-16", "Jet lag routine: skip coffee on arrival day and walk in daylight.", "How do I cope with time zone changes after long flights?", [
       "The user copes with long flights by downloading films.",
@@ -649,7 +649,7 @@ export const PARAPHRASE_SET: ParaphraseCase[] = [
       "Home brew kits were a gift from Marco.",
       "Coffee after 3pm keeps the user awake.",
     ]],
-    ["food-04", "Aiko is vegetarian, so family dinners are meat-free on weekdays.", "Which diet does my wife follow?", [
+    ["food-04", "The user's wife is vegetarian, so family dinners are meat-free on weekdays.", "What eating restrictions does my partner have?", [
       "The user followed a low-carb diet for a month in 2023.",
       "Aiko's sister eats fish but no meat.",
       "Diet soda is banned from the house.",
@@ -699,7 +699,7 @@ export const PARAPHRASE_SET: ParaphraseCase[] = [
       "Vegetable peelers are in the top drawer.",
       "Sauce recipes are saved in a notebook.",
     ]],
-    ["food-14", "Aiko's signature dish is okonomiyaki; she makes it on Friday nights.", "What does my spouse cook best?", [
+    ["food-14", "Okonomiyaki is the signature dish of the user's wife; she makes it on Friday nights.", "What does my spouse cook best?", [
       "The best cook in the family is said to be Grandma Edith.",
       "The spouse of Helen Cho is a doctor.",
       "The user cooks curry when friends visit.",
@@ -747,7 +747,7 @@ export const PARAPHRASE_SET: ParaphraseCase[] = [
       "Stock for the shop is delivered on Mondays.",
       "The user invested in a friend's bakery in 2020.",
     ]],
-    ["finance-07", "Splits household bills with Aiko 60/40 based on income.", "How do my spouse and I divide the costs of running the home?", [
+    ["finance-07", "The user and their wife split household bills 60/40 based on income.", "How do my spouse and I divide the costs of running the home?", [
       "Running costs of the car are about 200 euros a month.",
       "The user's spouse pays for the kids' activities.",
       "Home improvements are paid from a joint savings pot.",
@@ -860,7 +860,7 @@ export const PARAPHRASE_SET: ParaphraseCase[] = [
       "Bread knives are in the block by the stove.",
       "The fridge makes a humming noise at night.",
     ]],
-    ["hobbies-13", "Goes fly fishing on the River Test twice a year with Kenji.", "What angling trips do I take with my father-in-law?", [
+    ["hobbies-13", "Goes fly fishing on the River Test twice a year with Kenji, the wife's father.", "What angling trips do I take with my spouse's dad?", [
       "Trips to the zoo are the kids' favourite.",
       "The user takes the father-in-law to the airport each spring.",
       "Kenji's boat is moored in Osaka.",
@@ -1041,10 +1041,10 @@ export const PARAPHRASE_SET: ParaphraseCase[] = [
       "The house next to the parents' is for sale.",
       "Cork airport has direct flights to Amsterdam.",
     ]],
-    ["places-16", "Aiko's workplace is the hospital pharmacy on Clifton Road.", "Where does my wife have her job?", [
+    ["places-16", "Aiko, the user's wife, works at the hospital pharmacy on Clifton Road.", "Where is my spouse employed?", [
       "Aiko's job involves night shifts twice a month.",
-      "The user's wife grew up in Osaka.",
-      "Clifton Road has a new bus lane.",
+      "The user's spouse grew up in Osaka.",
+      "Employees at the hospital get free parking.",
     ]],
   ]),
 
@@ -1104,7 +1104,7 @@ export const PARAPHRASE_SET: ParaphraseCase[] = [
       "The user pays the window cleaner in cash.",
       "The daughter's recorder is in her school bag.",
     ]],
-    ["purchases-12", "The wedding ring was resized at Keane's jewellers in May.", "Where did I get my band adjusted?", [
+    ["purchases-12", "The wedding ring was resized at Keane's jewellers in May.", "Where was my marriage band made smaller?", [
       "The watch strap was adjusted at the market stall.",
       "The user got a new band for the fitness tracker.",
       "Keane's also sells watches.",
@@ -1137,8 +1137,8 @@ export const PARAPHRASE_SET: ParaphraseCase[] = [
       "The user should order a new passport before the summer.",
       "Reasoning puzzles are the son's favourite.",
     ]],
-    ["preferences-02", "Call the user by the nickname Jo, never the full name Johanna.", "What should I address them as?", [
-      "The address for deliveries is the office on weekdays.",
+    ["preferences-02", "Call the user Jo, never Johanna.", "What short form of their first name do they go by?", [
+      "The short form of the company name is on the badge.",
       "Johanna's middle name comes from a grandmother.",
       "Full name on the passport includes a hyphen.",
     ]],
