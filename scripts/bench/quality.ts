@@ -31,8 +31,7 @@ import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { loadConfig, withSessionSecret } from "../../src/config.ts";
 import { buildDeps } from "../../src/http/deps.ts";
 import { createApp } from "../../src/http/app.ts";
-import { startEmbedder, type Embedder } from "../../src/embed/embedder.ts";
-import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
+import type { Embedder } from "../../src/embed/embedder.ts";
 import type { MemoryStore } from "../../src/domain/store-port.ts";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { LIMITS } from "../../src/domain/memory.ts";
@@ -40,7 +39,7 @@ import { loadRealMem, type Persona } from "./realmem.ts";
 import { QUALITY_SET } from "./quality-set.ts";
 import { PARAPHRASE_SET } from "./paraphrase-set.ts";
 import { prng, syntheticMemory } from "./synthetic.ts";
-import { printTable } from "./bench-util.ts";
+import { printTable, startBenchEmbedder } from "./bench-util.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -258,8 +257,7 @@ const runParaphrase = (embedder: Embedder, scale: number, label: string) => runL
 
 // ---------------------------------------------------------------------------------------------------
 
-await ensureGloveModel({ cacheDir });
-const embedder = await startEmbedder({ model: process.env.EMBEDDING_MODEL ?? GLOVE_MODEL_ID, cacheDir });
+const embedder = await startBenchEmbedder(cacheDir);
 const scales = args.scales.split(",").map((s) => ({ label: s, size: Number(s.replace(/k$/i, "000")) }));
 const started = performance.now();
 for (const dataset of args.datasets.split(",")) {

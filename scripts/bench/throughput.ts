@@ -28,13 +28,11 @@ import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import { startEmbedder } from "../../src/embed/embedder.ts";
-import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
 import { contentHash } from "../../src/domain/text.ts";
 import { newMemory } from "../../src/domain/memory.ts";
 import type { StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
-import { printTable } from "./bench-util.ts";
+import { printTable, startBenchEmbedder } from "./bench-util.ts";
 import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
 
 const { values: args } = parseArgs({
@@ -68,8 +66,7 @@ const account = privateKeyToAccount(`0x${createHash("sha256").update("engram-thr
 mkdirSync(dataDir, { recursive: true });
 const marker = join(dataDir, `.filled-${size}`);
 if (!existsSync(marker)) {
-  await ensureGloveModel({ cacheDir });
-  const embedder = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir });
+    const embedder = await startBenchEmbedder(cacheDir);
   const store = new SqliteStore(dataDir);
   await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
   const userId = await store.userIdForWallet(account.address);
