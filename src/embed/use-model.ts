@@ -3,6 +3,9 @@ import { encodeOnnxModel } from "./onnx-proto.ts";
 import { buildModelFolder, ensureModelFolder, type FolderBuild, type FolderBuildResult, type ModelFiles } from "./model-folder.ts";
 import { USE_OUTPUT, useOnnxModel, useShape } from "./use-graph.ts";
 import { defaultUseDir, readUseSource, type UseSource } from "./use-source.ts";
+import { USE_MODEL_ID } from "./model-ids.ts";
+
+export { USE_MODEL_ID };
 
 /**
  * Builds the local `use-lite-512d` model folder: Universal Sentence Encoder lite (from the
@@ -15,7 +18,6 @@ import { defaultUseDir, readUseSource, type UseSource } from "./use-source.ts";
  * turns (scripts/bench/embed.ts, test/use-model.test.ts).
  */
 
-export const USE_MODEL_ID = "use-lite-512d";
 /** Bump when the construction changes: folders with another version are rebuilt. */
 export const USE_BUILD_VERSION = 2;
 

@@ -1,3 +1,4 @@
+import { DEFAULT_EMBEDDING_MODEL } from "../../src/embed/model-ids.ts";
 import { describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../../src/config";
 import { embedderOptions } from "../../src/embed/embedder";
@@ -31,7 +32,7 @@ describe("embedding provider settings", () => {
     const config = loadConfig({ ...base, EMBEDDING_MODEL: "openai:m", EMBEDDING_BASE_URL: "http://127.0.0.1:8080/v1", EMBEDDING_API_KEY: "k" });
     expect(embedderOptions(config)).toMatchObject({ model: "openai:m", baseUrl: "http://127.0.0.1:8080/v1", apiKey: "k" });
     const local = embedderOptions(loadConfig(base));
-    expect(local.model).toBe("glove-sif-100d");
+    expect(local.model).toBe(DEFAULT_EMBEDDING_MODEL);
     expect(local.baseUrl).toBeUndefined();
     expect(local.apiKey).toBeUndefined();
   });
