@@ -10,7 +10,7 @@
 # every replica and keeps answering when scaled back to 1; while Redis loads a large dataset
 # (LOADING) its health check fails and engram's /health is 503, and both recover with the data
 # kept. Prints a PASS/FAIL table, removes the project with its volumes, exits 1 if a check failed
-# (2 when it cannot start). It cannot run in CI here (no image registry): README › Containers.
+# (2 when it cannot start). It cannot run in CI here (no image registry): docs/deployment.md.
 #
 # Environment (all optional):
 #   COMPOSE          the compose command (default: `docker compose` if it answers, else docker-compose)
@@ -27,7 +27,7 @@
 #   LOADING_KEYS     keys written for the LOADING check (default 6000000, several seconds of loading on
 #                    2 cores; 0 skips the check)
 #   SKIP_BUILD=1     `up -d` without --build: ENGRAM_IMAGE must exist (e.g. behind a TLS-intercepting
-#                    proxy, build it first with the CA as a build secret: README › Containers)
+#                    proxy, build it first with the CA as a build secret: docs/deployment.md)
 set -u
 
 cd "$(dirname "$0")/.." || exit 2
@@ -161,7 +161,7 @@ else
   hint="see the log above"
   [ "$rc" = 124 ] && hint="timed out after ${BUILD_TIMEOUT} s: raise BUILD_TIMEOUT"
   grep -qiE "pull|manifest unknown|no such image|not found" "$WORK/up.log" && hint="an image could not be pulled: check registry access, or load/tag equivalent images locally"
-  grep -q SELF_SIGNED_CERT_IN_CHAIN "$WORK/up.log" && hint="TLS proxy: build the image first with the CA as a build secret (README: Containers), then SKIP_BUILD=1"
+  grep -q SELF_SIGNED_CERT_IN_CHAIN "$WORK/up.log" && hint="TLS proxy: build the image first with the CA as a build secret (docs/deployment.md: The image), then SKIP_BUILD=1"
   record FAIL "up -d" "exit $rc; $hint"
 fi
 

@@ -52,7 +52,7 @@ export async function main(): Promise<void> {
     }
   } catch (error) {
     console.error(`[engram] cannot start: ${error instanceof Error ? error.message : error}`);
-    if (!(error instanceof ConfigError)) console.error("[engram] see README.md#configuration");
+    if (!(error instanceof ConfigError)) console.error("[engram] see docs/configuration.md");
     process.exit(1);
   }
 }

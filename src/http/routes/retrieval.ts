@@ -24,7 +24,7 @@ export const retrievalRoutes = (deps: AppDeps) => {
         response: { 200: t.Object({ memories: t.Array(RecalledMemorySchema), query_tokens: t.Integer() }) },
         detail: {
           summary: "Hybrid semantic recall (paid)",
-          description: "score = hybrid × context_importance × access_boost × type_decay; see the README for every signal. Increments access_count of the returned memories.",
+          description: "score = hybrid × context_importance × access_boost × type_decay; docs/retrieval.md explains every signal. Increments access_count of the returned memories.",
         },
       },
     )
