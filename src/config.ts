@@ -41,6 +41,8 @@ const EnvSchema = t.Object({
   /** Requests per minute per wallet on /v1 (429 RATE_LIMITED with Retry-After beyond it); 0 = no limit. */
   RATE_LIMIT_PER_MINUTE: t.Integer({ minimum: 0, default: 0 }),
   LOG_LEVEL: t.Union(LOG_LEVELS.map((level) => t.Literal(level)), { default: "info" }),
+  /** Bearer token GET /metrics requires; unset, /metrics answers loopback clients only (src/http/routes/metrics.ts). */
+  METRICS_TOKEN: t.Optional(t.String({ minLength: 16 })),
   /** Service processes sharing the port (src/cluster.ts); 1 = this process serves. */
   WORKERS: t.Integer({ minimum: 1, maximum: 64, default: 1 }),
   LLM_BASE_URL: t.Optional(t.String({ pattern: "^https?://" })),

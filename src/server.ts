@@ -5,6 +5,7 @@ import { buildDeps } from "./http/deps";
 import { createApp } from "./http/app";
 import { runCluster, WORKER_ENV } from "./cluster";
 import { log, setLogLevel } from "./log";
+import { answerSupervisor } from "./metrics/cluster";
 
 /**
  * Opens the store, settles the session key (JWT_SECRET or the store's), starts the embedding worker,
@@ -40,6 +41,7 @@ export async function main(): Promise<void> {
     const config = loadConfig();
     setLogLevel(config.LOG_LEVEL);
     if (config.WORKERS > 1 && !process.env[WORKER_ENV]) return await runCluster(config);
+    if (process.env[WORKER_ENV]) answerSupervisor();
     const server = await startServer(config);
     let stopping = false; // Ctrl-C reaches a cluster's workers twice: from the terminal and from the supervisor
     for (const signal of ["SIGINT", "SIGTERM"] as const) {

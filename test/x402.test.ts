@@ -7,6 +7,7 @@ import { Client, sqliteEngine, startService, TestWallet, type Fetch, type TestSe
 import { TestFacilitator } from "./helpers/facilitator";
 import { ConfigError, loadConfig } from "../src/config";
 import { ReplayGuard } from "../src/billing/replay-guard";
+import { scrape, value } from "./helpers/scrape";
 
 /**
  * Paying per call with x402 after the free tier, end to end: the official client
@@ -166,9 +167,15 @@ describe("paying with the official client", () => {
     expect(facilitator.settledBy(wallet.address)).toHaveLength(0);
 
     log.length = 0;
+    const before = await scrape(service.url);
     const res = await client.post("/v1/store", { content: "paid for with x402", namespace });
     const exchange = log.slice();
     expect(res.status).toBe(201);
+    const after = await scrape(service.url);
+    const moved = (name: string, labels: Record<string, string>) => value(after, name, labels) - value(before, name, labels);
+    expect(moved("engram_payment_refusals_total", { reason: "payment_required" })).toBe(1); // the 402 the client paid
+    expect(moved("engram_x402_payments_total", { outcome: "settled" })).toBe(1);
+    expect(moved("engram_x402_payments_total", { outcome: "settlement_failed" })).toBe(0);
     expect(res.body.stored).toBe(true);
     expect(res.headers.get("x-free-tier-remaining")).toBe("0");
     const receipt = decodePaymentResponseHeader(res.headers.get("payment-response")!);
@@ -386,9 +393,13 @@ describe("failures never leave work behind", () => {
     await exhaustFreeTier(client, namespace);
     facilitator.settleFailure = "insufficient_funds";
     try {
+      const before = await scrape(service.url);
       const res = await client.post("/v1/store/batch", { memories: [{ content: "one", namespace }, { content: "two", namespace }] });
       expect(res.status).toBe(402);
       expect(res.body.error).toBe("settlement_failed");
+      const after = await scrape(service.url);
+      expect(value(after, "engram_x402_payments_total", { outcome: "settlement_failed" }) - value(before, "engram_x402_payments_total", { outcome: "settlement_failed" })).toBe(1);
+      expect(value(after, "engram_x402_payments_total", { outcome: "settled" }) - value(before, "engram_x402_payments_total", { outcome: "settled" })).toBe(0);
       expect(res.body.message).toContain("nothing stored");
       expect(res.body.accepts[0].maxAmountRequired).toBe("40000");
       expect(decodePaymentResponseHeader(res.headers.get("payment-response")!)).toMatchObject({ success: false, errorReason: "insufficient_funds" });
@@ -614,9 +625,13 @@ describe("configuration", () => {
     const offline = await startService(sqliteEngine, { FREE_TIER_CALLS: "1" });
     try {
       const client = new Client(offline);
+      const before = await scrape(offline.url);
       expect((await client.post("/v1/store", { content: "free" })).status).toBe(201);
       const res = await client.post("/v1/store", { content: "needs payment" });
       expect(res.status).toBe(402);
+      const after = await scrape(offline.url);
+      expect(value(after, "engram_payment_refusals_total", { reason: "payments_disabled" }) - value(before, "engram_payment_refusals_total", { reason: "payments_disabled" })).toBe(1);
+      expect(value(after, "engram_free_tier_calls_total", { outcome: "used" }) - value(before, "engram_free_tier_calls_total", { outcome: "used" })).toBe(1);
       // nothing can be paid, so no x402 v1 body: the service's nested error; the v2 header says the same
       expect(res.body).toEqual({ error: { code: "PAYMENT_REQUIRED", message: expect.stringContaining("PAYMENTS=off"), details: { reason: "payments_disabled", free_tier_total: 1 } } });
       expect(decodePaymentRequiredHeader(res.headers.get("payment-required")!)).toMatchObject({ x402Version: 2, error: "payments_disabled", accepts: [] });

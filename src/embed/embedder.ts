@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type { FactSignature } from "../domain/fact-signature.ts";
 import type { FactReader } from "../domain/ports.ts";
 import type { EmbedReply, FactsReply, ErrorReply, FromWorker, ReadyReply, ToWorker } from "./protocol.ts";
+import { embedBatchTexts } from "../metrics/registry.ts";
 
 export interface Embedder extends FactReader {
   readonly modelId: string; // e.g. "glove-sif-100d"
@@ -29,6 +30,10 @@ export interface EmbedderStats {
   loadMs: number;
   /** Time spent building the glove model during this start (0 if cached). */
   buildMs: number;
+  /** Texts waiting for the worker now. */
+  queuedTexts: number;
+  /** Texts of the batch the worker is embedding now. */
+  inFlightTexts: number;
 }
 
 /** Largest batch sent to the worker; larger requests are split across batches. */
@@ -90,7 +95,9 @@ export class WorkerEmbedder implements Embedder {
   }
 
   stats(): EmbedderStats {
-    return { ...this.counters, startMs: this.startMs, loadMs: this.ready.loadMs, buildMs: this.ready.buildMs };
+    const queuedTexts = this.queue.reduce((n, job) => n + job.texts.length - job.next, 0);
+    const inFlightTexts = this.inFlight?.reduce((n, slice) => n + slice.end - slice.start, 0) ?? 0;
+    return { ...this.counters, startMs: this.startMs, loadMs: this.ready.loadMs, buildMs: this.ready.buildMs, queuedTexts, inFlightTexts };
   }
 
   embed(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: number[] }> {
@@ -132,6 +139,7 @@ export class WorkerEmbedder implements Embedder {
     this.inFlightId = this.nextId++;
     this.counters.batches++;
     const texts = slices.flatMap((s) => s.job.texts.slice(s.start, s.end));
+    embedBatchTexts.observe(texts.length);
     this.worker.ref();
     this.post({ type: "embed", id: this.inFlightId, texts });
   }

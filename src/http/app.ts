@@ -14,8 +14,10 @@ import { consolidateRoutes } from "./routes/consolidate";
 import { healthRoutes } from "./health";
 import { explorerRoutes } from "./routes/explorer";
 import { mcpRoutes } from "../mcp/http-route";
-import { log, logs } from "../log";
+import { log } from "../log";
 import { requestLog } from "./request-log";
+import { metricsRoutes } from "./routes/metrics";
+import { watch } from "../metrics/sources";
 
 /** The whole HTTP surface; routes are thin: schema-validated, delegating to src/domain. */
 export function createApp(deps: AppDeps) {
@@ -23,8 +25,11 @@ export function createApp(deps: AppDeps) {
   // Encode (a deep clone) on every answer because Elysia's t.Integer/t.Number are transforms, and our
   // answers need no encoding: that clone was ~10% of the CPU of a list or search request.
   const app = new Elysia({ encodeSchema: false });
-  if (logs("debug")) app.use(requestLog()); // not even an empty hook on every request otherwise
+  // The metrics read this service's cache and embedding queue until it stops.
+  const unwatch = watch({ engine: deps.engine, embedder: deps.embedder });
   return app
+    .onStop(unwatch)
+    .use(requestLog())
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestIdOf(request);
       checkDeclaredLength(request);
@@ -60,6 +65,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(healthRoutes(deps.store, () => deps.embedder.modelId))
+    .use(metricsRoutes(deps.config.METRICS_TOKEN))
     .use(explorerRoutes())
     .use(mcpRoutes(deps))
     .use(publicRoutes(deps))
