@@ -4,7 +4,7 @@ import { startEmbedder } from "./embed/embedder";
 import { buildDeps } from "./http/deps";
 import { createApp } from "./http/app";
 import { runCluster, WORKER_ENV } from "./cluster";
-import { log, setLogLevel } from "./log";
+import { log, setLogFormat, setLogLevel } from "./log";
 import { answerSupervisor } from "./metrics/cluster";
 
 /**
@@ -40,6 +40,7 @@ export async function main(): Promise<void> {
   try {
     const config = loadConfig();
     setLogLevel(config.LOG_LEVEL);
+    setLogFormat(config.LOG_FORMAT);
     if (config.WORKERS > 1 && !process.env[WORKER_ENV]) return await runCluster(config);
     if (process.env[WORKER_ENV]) answerSupervisor();
     const server = await startServer(config);
@@ -53,8 +54,8 @@ export async function main(): Promise<void> {
       });
     }
   } catch (error) {
-    console.error(`[engram] cannot start: ${error instanceof Error ? error.message : error}`);
-    if (!(error instanceof ConfigError)) console.error("[engram] see docs/configuration.md");
+    log.error(`[engram] cannot start: ${error instanceof Error ? error.message : error}`);
+    if (!(error instanceof ConfigError)) log.error("[engram] see docs/configuration.md");
     process.exit(1);
   }
 }

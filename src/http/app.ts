@@ -29,19 +29,21 @@ export function createApp(deps: AppDeps) {
   const unwatch = watch({ engine: deps.engine, embedder: deps.embedder });
   return app
     .onStop(unwatch)
-    .use(requestLog())
+    .use(requestLog(deps.config.JWT_SECRET))
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestIdOf(request);
       checkDeclaredLength(request);
     })
     .onParse({ as: "global" }, parseJsonBody)
-    .onError({ as: "global" }, ({ code, error, set, request }) => {
+    .onError({ as: "global" }, ({ code, error, set, request, route }) => {
       const { reply, unexpected } = toErrorReply(code, error);
       const requestId = String(set.headers["x-request-id"] ?? requestIdOf(request));
       set.headers["x-request-id"] = requestId;
       if (unexpected) {
         // The client gets the request id, never the stack: the log has both.
-        log.error(`[engram] ${request.method} ${new URL(request.url).pathname} failed (request ${requestId}):`, error);
+        const failure = error instanceof Error ? { error: error.message, stack: error.stack } : { error: String(error) };
+        const line = `[engram] ${request.method} ${new URL(request.url).pathname} failed (request ${requestId}): ${failure.stack ?? failure.error}`;
+        log.entry("error", { source: "engram", msg: "request failed", request_id: requestId, method: request.method, route: route || "unmatched", ...failure }, () => line);
         const body = reply.body as { error?: { details?: Record<string, unknown> } };
         if (body.error?.details) body.error.details.request_id = requestId;
       }

@@ -1,5 +1,6 @@
 import { createClient } from "redis";
 import { redisErrors, redisRoundTrips } from "../../metrics/registry";
+import { log } from "../../log";
 
 /**
  * RESP2: the module commands (FT.SEARCH, FT.AGGREGATE, FT.INFO) reply with flat arrays there,
@@ -50,7 +51,7 @@ export async function connectClient(url: string): Promise<RedisClient> {
     const now = Date.now();
     if (error.message === last.message && now - last.at < LOG_EVERY_MS) return;
     last = { message: error.message, at: now };
-    console.error(`[redis] ${error.message}`);
+    log.error(`[redis] ${error.message}`);
   });
   client.on("ready", () => {
     connected = true;
@@ -165,7 +166,7 @@ async function untilLoaded(client: RedisClient, maxMs: number, pollMs: number): 
       if (Date.now() - started > maxMs) throw new Error(`Redis is still loading its dataset after ${Math.round(maxMs / 1000)} s`);
       if (Date.now() - logged > LOG_EVERY_MS) {
         logged = Date.now();
-        console.error("[redis] the server is loading its dataset; waiting");
+        log.warn("[redis] the server is loading its dataset; waiting");
       }
       await Bun.sleep(pollMs);
     }
