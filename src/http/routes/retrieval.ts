@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { Type } from "@sinclair/typebox";
 import { LIMITS, ScopeField } from "../../domain/memory";
 import { keywordSearch } from "../../domain/search";
 import { accepts } from "../../domain/list-query";
@@ -87,9 +88,10 @@ export const retrievalRoutes = (deps: AppDeps) => {
           namespace: t.Optional(ScopeField),
           session_id: t.Optional(ScopeField),
           agent_id: t.Optional(ScopeField),
-          max_memories: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "the same as max_memories (MemoClaw clients send it); max_memories wins" })),
-          max_tokens: t.Optional(t.Integer({ minimum: 100, maximum: 16000 })),
+          // TypeBox's Integer, not Elysia's t.Integer, which would take the string "5": a JSON body has numbers
+          max_memories: t.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          limit: t.Optional(Type.Integer({ minimum: 1, maximum: 100, description: "the same as max_memories (MemoClaw clients send it); max_memories wins" })),
+          max_tokens: t.Optional(Type.Integer({ minimum: 100, maximum: 16000 })),
           format: t.Optional(t.Union([t.Literal("text"), t.Literal("structured")])),
           include_metadata: t.Optional(t.Boolean()),
           summarize: t.Optional(t.Boolean()),
