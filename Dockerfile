@@ -11,7 +11,7 @@ ARG BUN_VERSION=1.4.5
 FROM oven/bun:${BUN_VERSION} AS build
 WORKDIR /app
 COPY package.json bun.lock bunfig.toml ./
-# Behind a TLS-intercepting proxy, pass its CA: --secret id=ca,src=/path/to/ca.pem (README: Containers).
+# Behind a TLS-intercepting proxy, pass its CA: --secret id=ca,src=/path/to/ca.pem (docs/deployment.md).
 RUN --mount=type=secret,id=ca,required=false \
     if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi \
  && bun install --frozen-lockfile
@@ -53,7 +53,7 @@ VOLUME ["/data"]
 EXPOSE 8787
 USER bun
 
-# /health is 503 while the store is unreachable (README: Health checks), so this fails then too.
+# /health is 503 while the store is unreachable (docs/deployment.md: Health checks), so this fails then too.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["bun", "-e", "fetch(`http://127.0.0.1:${process.env.PORT ?? 8787}/health`).then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 

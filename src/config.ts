@@ -3,7 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { LOG_LEVELS } from "./log";
+import { LOG_FORMATS, LOG_LEVELS } from "./log";
 import { DEFAULT_EMBEDDING_MODEL } from "./embed/model-ids";
 import type { MemoryStore } from "./domain/store-port";
 import { OPENAI_PREFIX, openaiModelName } from "./embed/openai-spec";
@@ -47,6 +47,10 @@ const EnvSchema = t.Object({
   /** Requests per minute per wallet on /v1 (429 RATE_LIMITED with Retry-After beyond it); 0 = no limit. */
   RATE_LIMIT_PER_MINUTE: t.Integer({ minimum: 0, default: 0 }),
   LOG_LEVEL: t.Union(LOG_LEVELS.map((level) => t.Literal(level)), { default: "info" }),
+  /** text (as written) or json (one JSON object per line, every request at info: src/log.ts, src/http/request-log.ts). */
+  LOG_FORMAT: t.Union(LOG_FORMATS.map((format) => t.Literal(format)), { default: "text" }),
+  /** Bearer token GET /metrics requires; unset, /metrics answers loopback clients only (src/http/routes/metrics.ts). */
+  METRICS_TOKEN: t.Optional(t.String({ minLength: 16 })),
   /** Service processes sharing the port (src/cluster.ts); 1 = this process serves. */
   WORKERS: t.Integer({ minimum: 1, maximum: 64, default: 1 }),
   LLM_BASE_URL: t.Optional(t.String({ pattern: "^https?://" })),

@@ -5,6 +5,7 @@ import type { Settings } from "../config.ts";
 import type { EmbedReply, FactsReply, ErrorReply, FromWorker, ReadyReply, ToWorker } from "./protocol.ts";
 import { startOpenAIEmbedder } from "./openai-embedder.ts";
 import { openaiModelName } from "./openai-spec.ts";
+import { embedBatchTexts } from "../metrics/registry.ts";
 
 export interface Embedder extends FactReader {
   readonly modelId: string; // e.g. "glove-sif-100d"
@@ -32,6 +33,10 @@ export interface EmbedderStats {
   loadMs: number;
   /** Time spent building a built-in model during this start (0 if cached). */
   buildMs: number;
+  /** Texts waiting for the worker now. */
+  queuedTexts: number;
+  /** Texts of the batch the worker is embedding now. */
+  inFlightTexts: number;
 }
 
 /** Largest batch sent to the worker; larger requests are split across batches. */
@@ -93,7 +98,9 @@ export class WorkerEmbedder implements Embedder {
   }
 
   stats(): EmbedderStats {
-    return { ...this.counters, startMs: this.startMs, loadMs: this.ready.loadMs, buildMs: this.ready.buildMs };
+    const queuedTexts = this.queue.reduce((n, job) => n + job.texts.length - job.next, 0);
+    const inFlightTexts = this.inFlight?.reduce((n, slice) => n + slice.end - slice.start, 0) ?? 0;
+    return { ...this.counters, startMs: this.startMs, loadMs: this.ready.loadMs, buildMs: this.ready.buildMs, queuedTexts, inFlightTexts };
   }
 
   embed(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: number[] }> {
@@ -135,6 +142,7 @@ export class WorkerEmbedder implements Embedder {
     this.inFlightId = this.nextId++;
     this.counters.batches++;
     const texts = slices.flatMap((s) => s.job.texts.slice(s.start, s.end));
+    embedBatchTexts.observe(texts.length);
     this.worker.ref();
     this.post({ type: "embed", id: this.inFlightId, texts });
   }

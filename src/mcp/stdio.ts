@@ -6,7 +6,7 @@
  *   ENGRAM_URL          a running engram (e.g. http://localhost:8787): every MCP request is relayed
  *                       to its /mcp endpoint, signed with the key (x-wallet-auth, fresh each minute)
  *   (no ENGRAM_URL)     embedded: the store and embedding model run in this process, configured
- *                       like the service (DATA_DIR, STORE, MODEL_CACHE_DIR…; see README › Configuration)
+ *                       like the service (DATA_DIR, STORE, MODEL_CACHE_DIR…; see docs/configuration.md)
  *
  * Either way the tools are those of src/mcp/tools.ts: remotely through the service's /mcp, or here
  * through the same server factory. stdout carries only the protocol: logs go to stderr.
