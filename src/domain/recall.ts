@@ -133,8 +133,9 @@ export class Recall {
       const bm25 = new Map(textHits.map((h) => [h.memory.id, h.bm25]));
       const bestBm25 = Math.max(0, ...bm25.values());
       const background = cosineBackground(near.map((h) => h.similarity), k);
+      const bestCosine = Math.max(0, ...cosines.values());
       const matched = [...candidates.values()].map((memory) => {
-        const vector = vectorSimilarity(cosines.get(memory.id) ?? 0, background);
+        const vector = vectorSimilarity(cosines.get(memory.id) ?? 0, background, bestCosine);
         const keyword = keywordMatch(bm25.get(memory.id) ?? 0, bestBm25);
         return { memory, vector, keyword, match: queryMatch(vector, keyword) };
       });
