@@ -20,7 +20,7 @@ COPY src ./src
 COPY scripts ./scripts
 # Both built-in models, from their installed weight packages, no network: a container is ready in
 # about a second, and EMBEDDING_MODEL=glove-sif-100d needs no build either (13 + 40 MB of models).
-RUN bun scripts/build-model.ts --model use-lite-512d --cache-dir /app/.cache/models \
+RUN bun scripts/build-model.ts --model use-lite-128d --cache-dir /app/.cache/models \
  && bun scripts/build-model.ts --model glove-sif-100d --cache-dir /app/.cache/models
 
 FROM oven/bun:${BUN_VERSION} AS deps

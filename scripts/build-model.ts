@@ -1,7 +1,7 @@
 /**
  * Builds a built-in embedding model into the model cache (the service does this on first start).
  *
- *   bun run build-model [--model use-lite-512d|glove-sif-100d] [--cache-dir DIR] [--force]
+ *   bun run build-model [--model use-lite-128d|glove-sif-100d] [--cache-dir DIR] [--force]
  *                       [--vocab N] [--sif-a A] [--no-pc] [--name NAME]     (the last four: GloVe only)
  *
  * --model defaults to the service's default model; DIR to $MODEL_CACHE_DIR or ./.cache/models.

@@ -1,7 +1,7 @@
 /**
  * Embedding benchmark.
  *
- *   bun scripts/bench/embed.ts [--model use-lite-512d|glove-sif-100d|DIR] [--cache-dir DIR] [--cold] [--seconds 2]
+ *   bun scripts/bench/embed.ts [--model use-lite-128d|glove-sif-100d|DIR] [--cache-dir DIR] [--cold] [--seconds 2]
  *
  * --model defaults to the service's default. --cold also times a full build of a built-in model
  * into a temp folder (the real cache is untouched).

