@@ -16,6 +16,7 @@
  *   list-p   GET  /v1/memories?limit=20&offset=… pages cycling through the first 50
  *   search   POST /v1/search                  BM25, limit 10, queries cycling
  *   recall   POST /v1/recall                  hybrid, limit 5, queries cycling (writes access counts)
+ *   recall10 POST /v1/recall                  the same at limit 10
  *   batch    POST /v1/store/batch             100 new memories per request (dedup path); adds to the wallet
  * Prints one markdown table (req/s, latency p50 / p99 from wrk, the service's CPU time per request,
  * non-2xx). Share the machine honestly: wrk's own thread runs on the same 2 cores as the service;
@@ -188,6 +189,8 @@ const endpoints: [string, string, (header: [string, string]) => string][] = [
     luaScript("search", queries.map((q) => ({ method: "POST", path: "/v1/search", body: JSON.stringify({ query: q, limit: 10 }) })), h)],
   ["recall", "POST /v1/recall (limit 5)", (h) =>
     luaScript("recall", queries.map((q) => ({ method: "POST", path: "/v1/recall", body: JSON.stringify({ query: q, limit: 5 }) })), h)],
+  ["recall10", "POST /v1/recall (limit 10)", (h) =>
+    luaScript("recall10", queries.map((q) => ({ method: "POST", path: "/v1/recall", body: JSON.stringify({ query: q, limit: 10 }) })), h)],
   // last: it adds memories to the wallet (and to the data dir, for later runs)
   ["batch", `POST /v1/store/batch (${BATCH_ITEMS} new memories each)`, (h) => luaScript("batch", batchBodies(), h)],
 ];
