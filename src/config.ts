@@ -53,6 +53,8 @@ const EnvSchema = t.Object({
   METRICS_TOKEN: t.Optional(t.String({ minLength: 16 })),
   /** Service processes sharing the port (src/cluster.ts); 1 = this process serves. */
   WORKERS: t.Integer({ minimum: 1, maximum: 64, default: 1 }),
+  /** MiB the embedded engine's per-wallet cache may hold in each process (least recently used wallets are dropped beyond it). */
+  CACHE_MAX_MB: t.Integer({ minimum: 1, default: 1024 }),
   LLM_BASE_URL: t.Optional(t.String({ pattern: "^https?://" })),
   LLM_API_KEY: t.Optional(t.String()),
   LLM_MODEL: t.Optional(t.String({ minLength: 1 })),
@@ -66,7 +68,7 @@ export type Config = Settings & { JWT_SECRET: string };
 
 export class ConfigError extends Error {}
 
-const NUMERIC = new Set(["PORT", "FREE_TIER_CALLS", "DEDUP_SIMILARITY", "RATE_LIMIT_PER_MINUTE", "WORKERS"]);
+const NUMERIC = new Set(["PORT", "FREE_TIER_CALLS", "DEDUP_SIMILARITY", "RATE_LIMIT_PER_MINUTE", "WORKERS", "CACHE_MAX_MB"]);
 
 /** Reads the variables this service knows from `source`, converting numbers; empty strings count as unset. */
 function pickKnown(source: Record<string, string | undefined>): Record<string, unknown> {

@@ -33,7 +33,7 @@
  * skips the latency phases (nothing is written then: the phases' storeMany line adds 640 rows per
  * phase, which would push a re-run past --total). --search-all, after the last phase, runs one
  * recall and one keyword search in every wallet, so that every wallet's cache is loaded (the worst
- * case for memory while the store's rows fit in maxCachedRows), and reports what the resident
+ * case for memory while the cached wallets fit in the cache budget, maxCachedBytes), and reports what the resident
  * memory is made of before and after, and after a forced GC: anonymous memory (heaps, the caches'
  * typed arrays, WebAssembly memories) apart from file-backed pages (SQLite's memory-mapped database,
  * which the OS can reclaim and other processes share). A re-run with --data-dir, --no-measure and
@@ -578,7 +578,7 @@ for (const size of sizes) {
 if (total > totalRows) {
   const stats: FillStats = { rows: 0, seconds: 0, embedSeconds: 0, insertSeconds: 0 };
   // the last phase's storeMany line adds up to STORE_MANY_ROWS to the main wallet: with them the
-  // store holds --total rows, not more (--search-all's worst case needs them to fit in maxCachedRows)
+  // store holds --total rows, not more (--search-all's worst case needs them to fit in the cache budget)
   const fillTo = total - (args["no-measure"] ? 0 : STORE_MANY_ROWS);
   for (let w = 1; totalRows < fillTo; w++) {
     const userId = await rawStore.userIdForWallet(privateKeyToAccount(walletKey(`other-${w}`)).address);
@@ -606,7 +606,7 @@ const memoryPoints: MemoryPoint[] = [];
 const dbFile = join(dataDir, "engram.sqlite");
 function memoryPoint(label: string): void {
   const stats = heapStats();
-  const cache = vectorIndex ? { ...vectorIndex.cached(), keywordBytes: vectorIndex.keywordBytes() } : null;
+  const cache = vectorIndex ? { ...vectorIndex.cached(), keywordBytes: vectorIndex.memory().keywords } : null;
   const point = { label, snap: memorySnapshot(dbFile), heap: stats.heapSize, extra: stats.extraMemorySize, cache };
   memoryPoints.push(point);
   const s = point.snap;

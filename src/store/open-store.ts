@@ -5,13 +5,16 @@ import { SqliteStore } from "./sqlite/sqlite-store";
 import { RedisStore } from "./redis/redis-store";
 
 /** The configured engine. */
-export async function openStore(config: Pick<Config, "STORE" | "DATA_DIR" | "REDIS_URL" | "WORKERS">): Promise<MemoryStore> {
+export async function openStore(config: Pick<Config, "STORE" | "DATA_DIR" | "REDIS_URL" | "WORKERS" | "CACHE_MAX_MB">): Promise<MemoryStore> {
   switch (config.STORE) {
-    case "sqlite":
+    case "sqlite": {
+      const maxCachedBytes = config.CACHE_MAX_MB * 2 ** 20;
       // The scan thread (large wallets' vector searches) pays only with a core to spare: with as many
       // service processes as cores its hand-offs are overhead (100k memories, 2 cores, WORKERS=2:
       // 888–897 recalls/s with it, 966–999 without; docs/performance.md › Scan thread).
-      return new SqliteStore(config.DATA_DIR, availableParallelism() > config.WORKERS ? {} : { vectorIndex: { offloadMinRows: Infinity } });
+      const offloadMinRows = availableParallelism() > config.WORKERS ? undefined : Infinity;
+      return new SqliteStore(config.DATA_DIR, { vectorIndex: { maxCachedBytes, offloadMinRows } });
+    }
     case "redis":
       return RedisStore.connect(config.REDIS_URL, { keyPrefix: "engram:" });
   }

@@ -381,18 +381,53 @@ describe("background load of large wallets", () => {
     expect(page.memories.map((m) => m.id)).toEqual(sql.memories.map((m) => m.id));
   });
 
-  test("loads respect the row budget: a background-loaded wallet evicts others and is evicted in turn", async () => {
-    const tight = new SqliteStore(dir, { vectorIndex: { syncLoadMaxRows: 200, loadChunkRows: 500, maxCachedRows: 1600 } });
+  test("loads respect the byte budget: a background-loaded wallet evicts others as it grows and is evicted in turn, and answers stay exact", async () => {
+    const MID = "user-mid"; // loaded in the background too
+    await insert(store, items(MID, 1500));
+    // each wallet's bytes, as an unbounded cache counts them once loaded
+    const sizes = new SqliteStore(dir, { vectorIndex: { syncLoadMaxRows: 200, loadChunkRows: 500 } });
+    await sizes.bindEmbeddingModel(MODEL);
+    const bytesOf = async (userId: string) => {
+      const before = indexOf(sizes).cached().bytes;
+      await sizes.nearest(userId, gaussVector(), {}, 5, NOW);
+      await indexOf(sizes).settled();
+      return indexOf(sizes).cached().bytes - before;
+    };
+    const [small, mid, big] = [await bytesOf(SMALL), await bytesOf(MID), await bytesOf(BIG)];
+    await sizes.close();
+    expect(small).toBeLessThan(mid);
+    expect(mid).toBeLessThan(big);
+
+    const budget = big + Math.floor(mid / 2); // BIG fits alone (its load's spare room included), not with MID
+    const tight = new SqliteStore(dir, { vectorIndex: { syncLoadMaxRows: 200, loadChunkRows: 500, maxCachedBytes: budget } });
     await tight.bindEmbeddingModel(MODEL); // same model: a no-op write the others notice
     const index = indexOf(tight);
-    await tight.nearest(SMALL, gaussVector(), {}, 5, NOW);
-    expect(index.cached().users).toBe(1);
-    await tight.nearest(BIG, gaussVector(), {}, 5, NOW);
-    await index.settled();
-    expect(index.cached().users).toBe(1); // SMALL evicted
+    const cachedIds = () => {
+      const { users, bytes } = index.cached();
+      expect(bytes).toBeLessThanOrEqual(budget);
+      return users;
+    };
+    const search = async (userId: string) => {
+      const query = gaussVector();
+      await tight.nearest(userId, query, {}, 5, NOW); // starts or completes its load
+      await index.settled();
+      const want = await ref.nearest(userId, query, { tags: ["x"] }, 25, NOW);
+      const got = await tight.nearest(userId, query, { tags: ["x"] }, 25, NOW);
+      expect(got.map((h) => h.memory.id)).toEqual(want.map((h) => h.memory.id));
+      const terms = ["alpha", "hotel"];
+      expect((await tight.searchText(userId, terms, {}, 30, NOW)).map((h) => h.memory.id)).toEqual((await ref.searchText(userId, terms, {}, 30, NOW)).map((h) => h.memory.id));
+    };
+    const evictions = vectorIndexCounters.evictions;
+    await search(SMALL);
+    await search(MID);
+    expect(cachedIds()).toBe(2); // SMALL and MID fit together
+    await search(BIG);
+    expect(cachedIds()).toBe(1); // BIG's load evicted both
     expect(index.cached().rows).toBeGreaterThanOrEqual(BIG_ROWS);
-    await tight.nearest(SMALL, gaussVector(), {}, 5, NOW);
-    expect(index.cached()).toEqual({ users: 1, rows: 150 });
+    await search(MID);
+    expect(cachedIds()).toBe(1); // MID's evicted BIG
+    expect(index.cached().rows).toBe(1500);
+    expect(vectorIndexCounters.evictions - evictions).toBe(3);
     await tight.close();
   });
 });

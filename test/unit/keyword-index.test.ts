@@ -380,11 +380,20 @@ describe("keyword index: SqliteStore.searchText/countText equal a brute-force BM
     expect(near.some((h) => h.memory.id === odd[0]!.id)).toBe(false);
   });
 
-  test("a VectorIndex with a small row budget evicts users and its keyword answers stay exact", async () => {
+  test("a VectorIndex with a small byte budget evicts users and its keyword answers stay exact", async () => {
     const db = new Database(join(dir, "engram.sqlite"));
     try {
-      const index = new VectorIndex(db, { maxCachedRows: 300 });
+      // A's and C's bytes, as an unbounded cache counts them: the budget holds either, not both
+      const sizes = new VectorIndex(db);
+      sizes.create(D);
+      sizes.keywordSearch(A, ["the"], {}, 1, NOW);
+      const a = sizes.cached().bytes;
+      sizes.keywordSearch(C, ["the"], {}, 1, NOW);
+      const c = sizes.cached().bytes - a;
+      const budget = Math.max(a, c) + Math.floor(Math.min(a, c) / 2);
+      const index = new VectorIndex(db, { maxCachedBytes: budget });
       index.create(D);
+      const evictions = vectorIndexCounters.evictions;
       for (let i = 0; i < 30; i++) {
         const userId = pick([A, C, NOISE]);
         const terms = randomTerms();
@@ -392,8 +401,10 @@ describe("keyword index: SqliteStore.searchText/countText equal a brute-force BM
         const want = reference(model, userId, terms, filter, NOW).slice(0, 10);
         if (userId === NOISE) continue; // not in the model
         expect(index.keywordSearch(userId, terms, filter, 10, NOW)!.map((h) => h.rowid)).toEqual(want.map((e) => e.rowid));
-        expect(index.cached().rows).toBeLessThanOrEqual(Math.max(300, liveRows(userId).length));
+        expect(index.cached().bytes).toBeLessThanOrEqual(budget);
+        expect(index.cached().users).toBe(1);
       }
+      expect(vectorIndexCounters.evictions).toBeGreaterThan(evictions);
     } finally {
       db.close();
     }

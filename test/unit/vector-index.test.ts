@@ -746,13 +746,23 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
     expect(vectorIndexCounters.loads).toBe(loads); // every change above was patched in
   });
 
-  test("a VectorIndex with a small row budget (another connection) evicts least recently searched users and stays exact", async () => {
+  test("a VectorIndex with a small byte budget (another connection) evicts least recently searched users and stays exact", async () => {
     const db = new Database(join(dir, "engram.sqlite"));
     try {
-      const budget = 3000;
-      const index = new VectorIndex(db, { maxCachedRows: budget });
-      index.create(D);
       const users = [SMALL, BIG, "user-grow", "user-dup-big", "user-zero-big"];
+      // the largest wallet's bytes, as an unbounded cache counts them: the budget holds it, not all
+      const sizes = new VectorIndex(db);
+      sizes.create(D);
+      let largest = 0;
+      for (const userId of users) {
+        const before = sizes.cached().bytes;
+        sizes.nearest(userId, new Float32Array(D).fill(1), {}, 1, NOW); // not drawn: the seeded stream stays as the tests below expect
+        largest = Math.max(largest, sizes.cached().bytes - before);
+      }
+      const budget = Math.round(largest * 1.3);
+      expect(sizes.cached().bytes).toBeGreaterThan(budget);
+      const index = new VectorIndex(db, { maxCachedBytes: budget });
+      index.create(D);
       const byRowid = new Map([...model.values()].map((r) => [r.rowid, r.memory.id]));
       const loads = vectorIndexCounters.loads;
       for (let i = 0; i < 40; i++) {
@@ -766,8 +776,7 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
         const label = describeCase(c.userId, c.filter, c.k, c.now, `budget #${i}`);
         const got = await index.nearest(c.userId, query, c.filter, c.k, c.now);
         expect({ label, ids: got.map((n) => byRowid.get(n.rowid)) }).toEqual({ label, ids: full.slice(0, c.k).map((e) => e.id) });
-        const cached = index.cached();
-        expect(cached.rows).toBeLessThanOrEqual(Math.max(budget, liveRows(model, c.userId).length + 10));
+        expect(index.cached().bytes).toBeLessThanOrEqual(budget);
       }
       expect(vectorIndexCounters.loads - loads).toBeGreaterThan(users.length); // users were evicted and loaded again
     } finally {
@@ -775,7 +784,7 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
     }
   });
 
-  // last: it draws from the shared seeded stream, and the tests above expect theirs unchanged
+  // near the end: it draws from the shared seeded stream, and the tests above expect theirs unchanged
   test("the scan thread's answer is dropped when the wallet's rows change while it scans: the search answers for the rows as changed", async () => {
     const before = { ...vectorIndexCounters };
     for (let round = 0; round < 5; round++) {
@@ -804,6 +813,63 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
       expect((await first).map((h) => h.memory.id)).toEqual(want);
       expect(second.map((h) => h.memory.id)).toEqual(want);
       expect(want.filter((id) => added.some((a) => a.memory.id === id)).length).toBeGreaterThan(5); // the new rows are among the nearest
+    }
+  });
+
+  test("a wallet loaded small grows past the scan thread's threshold: its searches go there and see later in-place writes (tags included)", async () => {
+    const user = "user-crossing";
+    const tagged = (tag: string) => () => ({ metadata: { tags: [tag] } });
+    await insert(store, model, randomItems(user, 100));
+    await randomChecks(store, model, [user], 5, "100 rows"); // loads it small: below the thread's threshold
+    const loads = vectorIndexCounters.loads;
+    // patched in, a batch at a time (a backlog past a quarter of the rows would reload the wallet)
+    for (let i = 0; i < 3; i++) {
+      await insert(store, model, randomItems(user, 900));
+      await randomChecks(store, model, [user], 3, `${100 + 900 * (i + 1)} rows`);
+    }
+    expect(liveRows(model, user).length).toBeGreaterThan(KERNEL_MIN_ROWS);
+    // writes that fit the arrays as they are (no growth): a new tag set, moved and re-tagged rows
+    await insert(store, model, randomItems(user, 5, rowVector, tagged("fresh")));
+    for (const row of liveRows(model, user).slice(0, 20)) updateSync(store, model, row.memory.id, { metadata: { tags: ["fresh", "x"] }, namespace: "moved" });
+    const offloaded = vectorIndexCounters.offloadedScans;
+    for (const filter of [{ tags: ["fresh"] }, { tags: ["x"] }, { namespace: "moved" }, {}]) {
+      for (const k of [1, 10, 50]) await checkCase(store, model, { userId: user, filter, k, now: NOW }, "after in-place writes");
+    }
+    expect(vectorIndexCounters.offloadedScans).toBeGreaterThan(offloaded); // searched by the scan thread
+    await randomChecks(store, model, [user], 30, "grown past the threshold");
+    expect(vectorIndexCounters.loads).toBe(loads); // every change above was patched in
+  });
+
+  test("a wallet larger than the whole budget is answered by SQL, never cached, and not loaded again on each search", async () => {
+    const db = new Database(join(dir, "engram.sqlite"));
+    try {
+      const sizes = new VectorIndex(db);
+      sizes.create(D);
+      sizes.nearest(SMALL, new Float32Array(D).fill(1), {}, 1, NOW);
+      const small = sizes.cached().bytes;
+      const byRowid = new Map([...model.values()].map((r) => [r.rowid, r.memory.id]));
+      // 0.8: loaded once, found too large and dropped; 0.1: less than its vectors alone, never loaded
+      for (const [share, loadsWanted] of [[0.8, 1], [0.1, 0]] as const) {
+        const index = new VectorIndex(db, { maxCachedBytes: Math.round(small * share) });
+        index.create(D);
+        const loads = vectorIndexCounters.loads;
+        const sqlScans = vectorIndexCounters.sqlScans;
+        for (let i = 0; i < 10; i++) {
+          const c: Case = { userId: SMALL, filter: randomFilter(), k: pick(KS), now: NOW };
+          const query = queryVector(model, SMALL);
+          const full = reference(model, SMALL, query, c.filter, NOW);
+          if (nearTieAt(full, c.k) >= 0) continue;
+          const got = await index.nearest(SMALL, query, c.filter, c.k, NOW);
+          expect(got.map((n) => byRowid.get(n.rowid))).toEqual(full.slice(0, c.k).map((e) => e.id));
+          expect(index.keywordSearch(SMALL, ["anything"], {}, 10, NOW)).toBeNull(); // FTS5 answers
+          expect(index.list(SMALL, {}, 0, 10, NOW)).toBeNull(); // and SQL lists
+          expect(index.cached()).toMatchObject({ users: 0, bytes: 0 });
+        }
+        expect(vectorIndexCounters.loads - loads).toBe(loadsWanted);
+        expect(vectorIndexCounters.sqlScans - sqlScans).toBeGreaterThan(0);
+      }
+    } finally {
+      db.close();
     }
   });
 });

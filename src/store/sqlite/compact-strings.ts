@@ -1,5 +1,5 @@
 /**
- * Per-slot string columns of the vector index's cache (vector-index.ts) kept without a JS string per
+ * Per-slot string columns of the vector index's cache (wallet-cache.ts) kept without a JS string per
  * row. At a million cached rows a memory id (36 characters) cost ~76 bytes as a string in an array
  * and a created_at (24) ~64; most of them have a canonical form the cache can rebuild exactly:
  *
@@ -13,31 +13,31 @@
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
-/** The values of the slots whose value has no compact form, kept as given. */
+/** The values of the slots whose value has no compact form, kept as given (the Map only once there is one: most wallets have none). */
 class Verbatim {
-  private readonly bySlot = new Map<number, string>();
+  private bySlot: Map<number, string> | null = null;
 
   get size(): number {
-    return this.bySlot.size;
+    return this.bySlot?.size ?? 0;
   }
 
   get(slot: number): string | undefined {
-    return this.bySlot.get(slot);
+    return this.bySlot?.get(slot);
   }
 
   set(slot: number, value: string): void {
-    this.bySlot.set(slot, value);
+    (this.bySlot ??= new Map()).set(slot, value);
   }
 
   delete(slot: number): void {
-    this.bySlot.delete(slot);
+    this.bySlot?.delete(slot);
   }
 
   /** Slot `to` takes slot `from`'s value, or none. */
   move(from: number, to: number): void {
-    const value = this.bySlot.get(from);
-    if (value !== undefined) this.bySlot.set(to, value);
-    else this.bySlot.delete(to);
+    const value = this.get(from);
+    if (value !== undefined) this.set(to, value);
+    else this.delete(to);
   }
 }
 

@@ -64,18 +64,40 @@ function scratchFor(size: number): void {
   scratchTouched = new Int32Array(capacity);
 }
 
+/** Room a full posting run moves to: 1, 2, then doubling. */
+const grownRoom = (room: number) => (room < 2 ? room + 1 : room * 2);
+/** The pool grows by this factor when full (after reclaiming moved runs, when they are many). */
+const POOL_GROWTH = 1.5;
+/** Doc id and distinct tokens per slot, side by side (the token count, read by every scoring pass, has its own array). */
+const PER_SLOT = 2;
+/** Room a pack leaves each run for more postings, as a share of its postings (see reservePool). */
+const PACKED_ROOM = 0.25;
+
+/** FNV-1a over the UTF-16 code units: where a token's id sits in a wallet's term table. */
+function hashOf(token: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 /**
  * One wallet's inverted index over its cached rows, addressed by the cache's slots (see UserVectors
- * in vector-index.ts, which owns the slots, the filter columns and the consistency logic and calls
+ * in wallet-cache.ts, which owns the slots, the filter columns and the consistency logic and calls
  * put/delete/move here). Documents are tokenized with `indexTerms()` (NFKD, marks stripped, lower-cased,
  * runs of unicode letters and digits, Porter2-stemmed), the same tokens the FTS5 table is given.
  *
- * Layout, for memory: each term (id via a Map) has one Int32Array of postings, each
- * `docId << 8 | tf` (4 bytes per distinct term of a row). Doc ids are stable while slots move (the
- * cache fills holes with its last row), so a delete only unmaps the doc id (`slotOfDoc[id] = -1`);
- * its postings stay until dead postings outnumber live ones, then one pass over all lists drops
- * them and renumbers doc ids to slots. Document frequencies are counted from the live postings at
- * query time, during the pass that scores them anyway.
+ * Layout, for memory: a handful of typed arrays per wallet whatever its vocabulary, because a
+ * service holds many small wallets. A Map from token to term id cost ~120 bytes per entry and a
+ * list per term ~160 bytes however short: ~30 KB for a 20-memory wallet's ~110 terms. Instead the
+ * term ids sit in an open-addressing table (Int32Array, by hashOf, compared with `terms`), and
+ * every term's postings in one run of a shared pool, each `docId << 8 | tf` (4 bytes per distinct
+ * term of a row). A full run grows in place when it ends the pool, else moves to the end with
+ * twice the room; the runs moved out of are reclaimed when the pool is full and they are most of
+ * it (pack), and after a load (trim). Doc ids are stable while slots move (the cache fills holes
+ * with its last row), so a delete only unmaps the doc id (`slotOfDoc[id] = -1`); its postings stay
+ * until dead postings outnumber live ones, then one pass drops them, renumbers doc ids to slots and
+ * forgets the terms left without postings. Document frequencies are counted from the live postings
+ * at query time, during the pass that scores them anyway.
  *
  * Scoring is FTS5's bm25() with k1 = 1.2, b = 0.75, idf = log((N - n + 0.5) / (n + 0.5)) replaced
  * by 1e-6 when ≤ 0, over the WALLET's cached (non-deleted, expired included, like the FTS table)
@@ -85,15 +107,24 @@ function scratchFor(size: number): void {
  * not change how rare a word is in yours), so scores differ slightly from the FTS5 fallback.
  */
 export class WalletKeywords {
-  private readonly termIds = new Map<string, number>();
-  private lists: Int32Array[] = [];
-  private lengths: number[] = [];
+  /** term id → token */
+  private terms: string[] = [];
+  /** the tokens' characters, for bytes() */
+  private termChars = 0;
+  /** term id + 1 (0: empty) at hashOf(token), linear probing; a power of two, at most half full */
+  private table = new Int32Array(16);
+  /** per term: where its run starts in `pool`, its postings, the room reserved (3 ints) */
+  private spans = new Int32Array(3 * 8);
+  private pool = new Int32Array(16);
+  private poolEnd = 0;
+  /** pool entries in runs a term moved out of */
+  private moved = 0;
   /** `term * MAX_DOC_ID + docId` → exact tf, for tf ≥ TF_MAX */
-  private overflow = new Map<number, number>();
-  /** per slot */
-  private docOfSlot: Int32Array;
+  private overflow: Map<number, number> | null = null;
+  /** per slot: doc id, distinct tokens (PER_SLOT ints) */
+  private perSlot: Int32Array;
+  /** per slot: token count */
   private docLength: Int32Array;
-  private distinct: Int32Array;
   /** per doc id: its slot, or -1 once deleted */
   private slotOfDoc: Int32Array;
   private nextDoc = 0;
@@ -102,23 +133,59 @@ export class WalletKeywords {
   private deadPostings = 0;
 
   constructor(capacity: number) {
-    this.docOfSlot = new Int32Array(capacity);
+    this.perSlot = new Int32Array(PER_SLOT * capacity);
     this.docLength = new Int32Array(capacity);
-    this.distinct = new Int32Array(capacity);
-    this.slotOfDoc = new Int32Array(Math.max(16, capacity));
+    this.slotOfDoc = new Int32Array(Math.max(4, capacity));
   }
 
   /** Slot arrays grow with the cache's capacity. */
   reserve(capacity: number): void {
-    if (capacity <= this.docOfSlot.length) return;
-    const widen = (old: Int32Array) => {
-      const next = new Int32Array(capacity);
-      next.set(old);
-      return next;
-    };
-    this.docOfSlot = widen(this.docOfSlot);
-    this.docLength = widen(this.docLength);
-    this.distinct = widen(this.distinct);
+    if (capacity <= this.docLength.length) return;
+    const perSlot = new Int32Array(PER_SLOT * capacity);
+    perSlot.set(this.perSlot);
+    this.perSlot = perSlot;
+    const docLength = new Int32Array(capacity);
+    docLength.set(this.docLength);
+    this.docLength = docLength;
+  }
+
+  /** The term's id, or -1 when no row of the wallet has it. */
+  private termOf(token: string): number {
+    const mask = this.table.length - 1;
+    for (let i = hashOf(token) & mask; ; i = (i + 1) & mask) {
+      const entry = this.table[i]!;
+      if (entry === 0) return -1;
+      if (this.terms[entry - 1] === token) return entry - 1;
+    }
+  }
+
+  /** A new term, with an empty run. */
+  private addTerm(token: string): number {
+    const id = this.terms.length;
+    this.terms.push(token);
+    this.termChars += token.length;
+    if (2 * this.terms.length > this.table.length) this.rehash(this.table.length * 2);
+    else this.place(id);
+    if (3 * this.terms.length > this.spans.length) {
+      const next = new Int32Array(Math.max(3 * this.terms.length, Math.ceil(this.spans.length * POOL_GROWTH)));
+      next.set(this.spans);
+      this.spans = next;
+    }
+    this.spans.fill(0, 3 * id, 3 * id + 3);
+    this.spans[3 * id] = this.poolEnd;
+    return id;
+  }
+
+  private place(id: number): void {
+    const mask = this.table.length - 1;
+    let i = hashOf(this.terms[id]!) & mask;
+    while (this.table[i] !== 0) i = (i + 1) & mask;
+    this.table[i] = id + 1;
+  }
+
+  private rehash(size: number): void {
+    this.table = new Int32Array(size);
+    for (let id = 0; id < this.terms.length; id++) this.place(id);
   }
 
   /** Indexes `content` at `slot`; `replacing` when the slot held a document already. `size` is the cache's row count. */
@@ -131,36 +198,92 @@ export class WalletKeywords {
       this.slotOfDoc = next;
     }
     this.slotOfDoc[doc] = slot;
-    this.docOfSlot[slot] = doc;
     const tokens = indexTerms(content);
     const counts = new Map<number, number>();
     for (const token of tokens) {
-      let id = this.termIds.get(token);
-      if (id === undefined) {
-        id = this.lists.length;
-        this.termIds.set(token, id);
-        this.lists.push(new Int32Array(2));
-        this.lengths.push(0);
-      }
+      let id = this.termOf(token);
+      if (id === -1) id = this.addTerm(token);
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
     for (const [term, tf] of counts) {
-      let list = this.lists[term]!;
-      const length = this.lengths[term]!;
-      if (length === list.length) {
-        const next = new Int32Array(list.length * 2);
-        next.set(list);
-        this.lists[term] = list = next;
-      }
-      list[length] = (doc << TF_BITS) | Math.min(tf, TF_MAX);
-      this.lengths[term] = length + 1;
-      if (tf >= TF_MAX) this.overflow.set(term * MAX_DOC_ID + doc, tf);
+      this.append(term, (doc << TF_BITS) | Math.min(tf, TF_MAX));
+      if (tf >= TF_MAX) (this.overflow ??= new Map()).set(term * MAX_DOC_ID + doc, tf);
     }
+    this.perSlot[PER_SLOT * slot] = doc;
+    this.perSlot[PER_SLOT * slot + 1] = counts.size;
     this.docLength[slot] = tokens.length;
-    this.distinct[slot] = counts.size;
     this.totalTokens += tokens.length;
     this.livePostings += counts.size;
     if (this.nextDoc >= MAX_DOC_ID || this.wasteful()) this.compact(size);
+  }
+
+  private append(term: number, posting: number): void {
+    const at = 3 * term;
+    if (this.spans[at + 1] === this.spans[at + 2]) this.widen(term);
+    const length = this.spans[at + 1]!;
+    this.pool[this.spans[at]! + length] = posting;
+    this.spans[at + 1] = length + 1;
+  }
+
+  /** Gives the term's full run more room: in place when it ends the pool, else moved to the end. */
+  private widen(term: number): void {
+    const at = 3 * term;
+    const grown = grownRoom(this.spans[at + 2]!);
+    this.reservePool(grown); // may pack the pool: read the run after
+    const start = this.spans[at]!;
+    const room = this.spans[at + 2]!;
+    if (start + room === this.poolEnd) {
+      this.poolEnd = start + grown;
+    } else {
+      this.pool.copyWithin(this.poolEnd, start, start + this.spans[at + 1]!);
+      this.moved += room;
+      this.spans[at] = this.poolEnd;
+      this.poolEnd += grown;
+    }
+    this.spans[at + 2] = grown;
+  }
+
+  /**
+   * Room for `n` more entries at the pool's end. A full pool is copied either way: packed when the
+   * runs moved out of are a quarter of it or more (so they never hold much), else into a larger one.
+   * A pack leaves each run PACKED_ROOM of spare room: with none, the next posting of every run
+   * would move it, and the next pack would come after a few documents (each a copy of the pool:
+   * loading 100k rows took 50 s instead of 4).
+   */
+  private reservePool(n: number): void {
+    if (this.poolEnd + n <= this.pool.length) return;
+    if (4 * this.moved >= this.poolEnd) {
+      this.pack(PACKED_ROOM, POOL_GROWTH - 1, n);
+      return;
+    }
+    const next = new Int32Array(Math.max(this.poolEnd + n, Math.ceil(this.pool.length * POOL_GROWTH)));
+    next.set(this.pool.subarray(0, this.poolEnd));
+    this.pool = next;
+  }
+
+  /**
+   * Copies every term's postings into a new pool, runs back to back, each with `roomShare` of its
+   * postings as room to grow, then free room at the end: `spareShare` of the postings, at least
+   * `atLeast` entries.
+   */
+  private pack(roomShare: number, spareShare: number, atLeast: number): void {
+    const room = (length: number) => length + Math.floor(length * roomShare);
+    let rooms = 0;
+    for (let term = 0; term < this.terms.length; term++) rooms += room(this.spans[3 * term + 1]!);
+    const pool = new Int32Array(Math.max(4, rooms + Math.max(atLeast, Math.ceil(rooms * spareShare))));
+    let end = 0;
+    for (let term = 0; term < this.terms.length; term++) {
+      const at = 3 * term;
+      const start = this.spans[at]!;
+      const length = this.spans[at + 1]!;
+      pool.set(this.pool.subarray(start, start + length), end);
+      this.spans[at] = end;
+      this.spans[at + 2] = room(length);
+      end += room(length);
+    }
+    this.pool = pool;
+    this.poolEnd = end;
+    this.moved = 0;
   }
 
   private wasteful(): boolean {
@@ -171,65 +294,74 @@ export class WalletKeywords {
   delete(slot: number, last: number): void {
     this.unmap(slot);
     if (slot !== last) {
-      const moved = this.docOfSlot[last]!;
-      this.docOfSlot[slot] = moved;
-      this.slotOfDoc[moved] = slot;
+      this.perSlot.copyWithin(PER_SLOT * slot, PER_SLOT * last, PER_SLOT * last + PER_SLOT);
       this.docLength[slot] = this.docLength[last]!;
-      this.distinct[slot] = this.distinct[last]!;
+      this.slotOfDoc[this.perSlot[PER_SLOT * slot]!] = slot;
     }
     if (this.wasteful()) this.compact(last);
   }
 
   private unmap(slot: number): void {
-    this.slotOfDoc[this.docOfSlot[slot]!] = -1;
+    const distinct = this.perSlot[PER_SLOT * slot + 1]!;
+    this.slotOfDoc[this.perSlot[PER_SLOT * slot]!] = -1;
     this.totalTokens -= this.docLength[slot]!;
-    this.livePostings -= this.distinct[slot]!;
-    this.deadPostings += this.distinct[slot]!;
+    this.livePostings -= distinct;
+    this.deadPostings += distinct;
   }
 
-  /** Drops dead postings and renumbers doc ids to the slots (`size` rows live). */
+  /** Drops dead postings and the terms left without any, and renumbers doc ids to the slots (`size` rows live). */
   private compact(size: number): void {
     keywordIndexCounters.compactions++;
-    const overflow = new Map<number, number>();
-    for (let term = 0; term < this.lists.length; term++) {
-      const list = this.lists[term]!;
-      const length = this.lengths[term]!;
-      let kept = 0;
-      for (let i = 0; i < length; i++) {
-        const entry = list[i]!;
+    const pool = new Int32Array(Math.max(4, this.livePostings));
+    const spans = new Int32Array(Math.max(3 * 8, this.spans.length));
+    const terms: string[] = [];
+    const overflow = this.overflow && new Map<number, number>();
+    let end = 0;
+    for (let term = 0; term < this.terms.length; term++) {
+      const from = end;
+      const start = this.spans[3 * term]!;
+      const id = terms.length;
+      for (let i = start; i < start + this.spans[3 * term + 1]!; i++) {
+        const entry = this.pool[i]!;
         const slot = this.slotOfDoc[entry >> TF_BITS]!;
         if (slot < 0) continue;
         const tf = entry & TF_MAX;
-        if (tf === TF_MAX) overflow.set(term * MAX_DOC_ID + slot, this.overflow.get(term * MAX_DOC_ID + (entry >> TF_BITS))!);
-        list[kept++] = (slot << TF_BITS) | tf;
+        if (tf === TF_MAX) overflow!.set(id * MAX_DOC_ID + slot, this.overflow!.get(term * MAX_DOC_ID + (entry >> TF_BITS))!);
+        pool[end++] = (slot << TF_BITS) | tf;
       }
-      this.lengths[term] = kept;
-      if (kept * 4 < list.length && list.length > 8) this.lists[term] = list.slice(0, Math.max(2, kept * 2));
+      if (end === from) continue; // no row has the term any more
+      terms.push(this.terms[term]!);
+      spans.set([from, end - from, end - from], 3 * id);
     }
+    this.pool = pool;
+    this.poolEnd = end;
+    this.moved = 0;
+    this.spans = spans;
+    this.terms = terms;
+    this.termChars = terms.reduce((sum, term) => sum + term.length, 0);
+    this.rehash(Math.max(16, 2 ** Math.ceil(Math.log2(2 * terms.length + 1))));
     this.overflow = overflow;
-    this.slotOfDoc = new Int32Array(Math.max(16, size * 2));
+    this.slotOfDoc = new Int32Array(Math.max(4, size * 2));
     for (let slot = 0; slot < size; slot++) {
       this.slotOfDoc[slot] = slot;
-      this.docOfSlot[slot] = slot;
+      this.perSlot[PER_SLOT * slot] = slot;
     }
     this.nextDoc = size;
     this.deadPostings = 0;
   }
 
-  /** Drops the postings lists' spare room (a completed load: lists grew by doubling, a third empty on average). */
+  /** Drops the pool's spare room (a completed load: runs grew by doubling, a third empty on average). */
   trim(): void {
-    for (let term = 0; term < this.lists.length; term++) {
-      const length = this.lengths[term]!;
-      if (this.lists[term]!.length > length) this.lists[term] = this.lists[term]!.slice(0, Math.max(2, length));
-    }
+    this.pack(0, 0, 0);
   }
 
-  /** Approximate heap bytes held (postings, slot arrays, term dictionary), for diagnostics. */
+  /**
+   * Bytes held: the typed arrays as allocated, the term list and its strings (~24 bytes plus one per
+   * Latin-1 character; often shared with the stem memo, counted anyway), ~64 per overflow entry.
+   */
   bytes(): number {
-    let bytes = this.docOfSlot.byteLength * 3 + this.slotOfDoc.byteLength;
-    for (const list of this.lists) bytes += list.byteLength + 64;
-    for (const term of this.termIds.keys()) bytes += 2 * term.length + 48;
-    return bytes;
+    const arrays = this.table.byteLength + this.spans.byteLength + this.pool.byteLength + this.perSlot.byteLength + this.docLength.byteLength + this.slotOfDoc.byteLength;
+    return arrays + 32 * this.terms.length + this.termChars + 64 * (this.overflow?.size ?? 0);
   }
 
   /**
@@ -248,23 +380,24 @@ export class WalletKeywords {
     const avgdl = this.totalTokens / size;
     const slotOfDoc = this.slotOfDoc;
     const docLength = this.docLength;
+    const pool = this.pool;
     for (const token of tokens) {
-      const term = this.termIds.get(token);
-      if (term === undefined) continue;
-      const list = this.lists[term]!;
-      const length = this.lengths[term]!;
+      const term = this.termOf(token);
+      if (term === -1) continue;
+      const start = this.spans[3 * term]!;
+      const end = start + this.spans[3 * term + 1]!;
       // the document frequency counts live postings only; with none dead (no delete or update since
       // the last compaction) it is the list's length, and the extra pass over a long list is saved
-      let n = length;
+      let n = end - start;
       if (this.deadPostings > 0) {
         n = 0;
-        for (let i = 0; i < length; i++) if (slotOfDoc[list[i]! >> TF_BITS]! >= 0) n++;
+        for (let i = start; i < end; i++) if (slotOfDoc[pool[i]! >> TF_BITS]! >= 0) n++;
       }
       if (n === 0) continue;
       let idf = Math.log((size - n + 0.5) / (n + 0.5));
       if (idf <= 0) idf = MIN_IDF;
-      for (let i = 0; i < length; i++) {
-        const entry = list[i]!;
+      for (let i = start; i < end; i++) {
+        const entry = pool[i]!;
         const slot = slotOfDoc[entry >> TF_BITS]!;
         if (slot < 0) continue;
         let s = state[slot]!;
@@ -279,7 +412,7 @@ export class WalletKeywords {
         }
         if (s !== 1 || top === null) continue;
         let tf = entry & TF_MAX;
-        if (tf === TF_MAX) tf = this.overflow.get(term * MAX_DOC_ID + (entry >> TF_BITS))!;
+        if (tf === TF_MAX) tf = this.overflow!.get(term * MAX_DOC_ID + (entry >> TF_BITS))!;
         acc[slot] = acc[slot]! + idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * docLength[slot]!) / avgdl)));
       }
     }

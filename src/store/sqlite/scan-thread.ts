@@ -2,7 +2,7 @@ import { log } from "../../log";
 import type { FilterColumns, FilterIds } from "./slot-filter";
 
 /**
- * Where, in a wallet's shared kernel memory (vector-index.ts Quantized), the scan thread reads and
+ * Where, in a wallet's shared kernel memory (quantized.ts), the scan thread reads and
  * writes. Offsets are bytes; `generation` is the layout they belong to (see LAYOUT_WORDS).
  */
 export interface ScanLayout {
@@ -14,7 +14,7 @@ export interface ScanLayout {
 }
 
 /**
- * A wallet's columns the scan thread reads, in SharedArrayBuffers the main thread writes (vector-index.ts
+ * A wallet's columns the scan thread reads, in SharedArrayBuffers the main thread writes (wallet-cache.ts
  * UserVectors): 16-bit vectors and their factors (fixed-point.ts), rowids (ties), and what a filter
  * reads (slot-filter.ts).
  */

@@ -4,7 +4,7 @@
  * the main thread shares with it, and answers the k nearest rows. It writes only its own areas of
  * the kernel memory (the query and scores areas the layout names), and only while it holds the
  * memory's layout lock under the layout the main thread asked in. Rows the main thread changes
- * meanwhile are the main thread's to detect (vector-index.ts compares the wallet's version).
+ * meanwhile are the main thread's to detect (wallet-cache.ts compares the wallet's version).
  */
 import { fixedPointCosine } from "./fixed-point";
 import { LAYOUT_WORDS, type ScanThreadMessage, type ScanThreadReply, type SharedColumns } from "./scan-thread";

@@ -1,6 +1,6 @@
 /**
  * A MemoryFilter as a wallet's cache evaluates it, per slot, on the main thread and on the scan
- * thread alike (vector-index.ts, scan-worker.ts): the filter's strings as the wallet's interned ids.
+ * thread alike (wallet-cache.ts, scan-worker.ts): the filter's strings as the wallet's interned ids.
  */
 export interface FilterIds {
   /** interned ids; -1: any */

@@ -240,7 +240,7 @@ export class SqliteStore implements MemoryStore {
 
   /** Mirrors an active row into the tag, FTS and vector indexes, replacing what they held for it. */
   private indexActive(rowid: number, memory: Memory, embedding: Float32Array): void {
-    this.unindex(rowid);
+    this.unindex(rowid, memory.user_id);
     this.index(rowid, memory, embedding);
   }
 
@@ -252,10 +252,10 @@ export class SqliteStore implements MemoryStore {
     this.vectors.upsert(rowid, memory, embedding);
   }
 
-  private unindex(rowid: number): void {
+  private unindex(rowid: number, userId: string): void {
     this.db.query("delete from memory_tags where memory_rowid = ?").run(rowid);
     this.db.query("delete from memories_fts where rowid = ?").run(rowid);
-    this.vectors.remove(rowid);
+    this.vectors.remove(rowid, userId);
   }
 
   async updateMemory(userId: string, update: { memory: Memory; embedding?: Float32Array; content_hash?: string; history?: HistoryEntry }): Promise<void> {
@@ -280,7 +280,7 @@ export class SqliteStore implements MemoryStore {
           m.deleted_at, embedding, row.rowid,
         );
       if (m.deleted_at === null) this.indexActive(row.rowid, m, embedding);
-      else this.unindex(row.rowid);
+      else this.unindex(row.rowid, userId);
       if (history) {
         // the spec's four fields in their columns, the additive ones (before/after snapshots…) as one JSON object
         const { id, memory_id, changes, created_at, ...snapshots } = history;
@@ -318,7 +318,7 @@ export class SqliteStore implements MemoryStore {
         const row = find.get(id, userId) as { rowid: number } | null;
         if (!row) continue;
         mark.run(at, at, row.rowid);
-        this.unindex(row.rowid);
+        this.unindex(row.rowid, userId);
       }
     });
   }

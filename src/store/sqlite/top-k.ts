@@ -16,7 +16,7 @@ export interface RankedRows {
 
 /**
  * The k best accepted rows by exact cosine, nearest first (ties by rowid), from first-pass scores
- * approx[slot] / unitScale that are within ± bound of each row's exact cosine (vector-index.ts).
+ * approx[slot] / unitScale that are within ± bound of each row's exact cosine (wallet-cache.ts).
  * Pass 1 rescores the `want` best by first-pass score; their k-th exact cosine certifies them unless
  * a row outside them could still beat it (its first-pass score within the bound), and then pass 2
  * rescores every such row. Shared by the main thread and the scan thread (scan-worker.ts).

@@ -1,24 +1,25 @@
 import type { Database } from "bun:sqlite";
 import type { Memory } from "../../domain/memory";
-import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
+import type { MemoryFilter } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
-import { kernelFor, kernelMemory, type GatherFn, type Kernel, type ScoreFn } from "./vector-kernel";
-import { LAYOUT_WORDS, layoutGeneration, scanThread, withLayoutLock, type ScanResult, type SharedColumns } from "./scan-thread";
-import { slotFilter, type FilterIds } from "./slot-filter";
-import { TagSets } from "./tag-sets";
-import { byDistance, exactTopK, rescore, siftDown, siftUp, type Ranked, type RankedRows } from "./top-k";
-import { IdColumn, TimestampColumn } from "./compact-strings";
-import { fixedPointCosine, fixedPointUnit, toFixedPoint } from "./fixed-point";
-import { keywordIndexCounters, queryTokens, WalletKeywords, type KeywordHit, type SlotFilter } from "./keyword-index";
+import { fixedPointCosine, toFixedPoint } from "./fixed-point";
+import { keywordIndexCounters, queryTokens, type KeywordHit } from "./keyword-index";
+import { byDistance } from "./top-k";
+import { vectorIndexCounters } from "./vector-counters";
+import { asFloats, ROW_COLUMNS, unit, UserVectors, type CacheBytes, type IndexedRow, type Neighbour } from "./wallet-cache";
+import { CacheBudget } from "./cache-budget";
 
-export interface Neighbour extends Ranked {
-  /** what ranking reads of the row (committed state: no pending access bumps), when the cache answered */
-  ref?: MemoryRef;
-}
+export { vectorIndexCounters } from "./vector-counters";
+export type { CacheBytes, Neighbour } from "./wallet-cache";
 
 export interface VectorIndexOptions {
-  /** Rows kept in memory across all users; least recently searched users are dropped beyond it (default 1,000,000: ~540 MB at 100-d by the cache's own accounting, ~535 MB more anonymous memory measured, README › Performance). */
-  maxCachedRows?: number;
+  /**
+   * Bytes the cached wallets may hold together, by their accounting (wallet-cache.ts CacheBytes:
+   * what their arrays have allocated, and estimates for the rest); the least recently used wallets
+   * are dropped beyond it, and a wallet that cannot fit alone is not cached (SQL and FTS5 answer for
+   * it). Default 1 GiB (the service sets CACHE_MAX_MB).
+   */
+  maxCachedBytes?: number;
   /**
    * Users with at most this many active rows are loaded synchronously on their first search
    * (default 4,096, ~55 ms at 100-d); larger ones are loaded in the background in chunks while
@@ -34,55 +35,11 @@ export interface VectorIndexOptions {
   offloadMinRows?: number;
 }
 
-/** Process-wide counters, for benchmarks and diagnostics. */
-export const vectorIndexCounters = {
-  /** searches answered from the cache */
-  searches: 0,
-  /** searches with a minimum similarity answered by rescoring only the rows that may reach it */
-  withinMinimum: 0,
-  /** of those, searches that scored only the rows of the filter's namespace */
-  namespaceScans: 0,
-  /** searches that needed the second (bound) pass */
-  secondPasses: 0,
-  /** searches the scan thread ran (kernel scan, first pass, exact rescoring) */
-  offloadedScans: 0,
-  /** of those, answers dropped because the wallet's rows changed meanwhile (the search ran again on the main thread) */
-  offloadDiscards: 0,
-  /** searches answered by the SQL scan (inside a transaction, include_deleted, unparsable dates) */
-  sqlScans: 0,
-  /** users loaded from `memories` (counted when a background load completes) */
-  loads: 0,
-  /** background loads started */
-  backgroundLoads: 0,
-  /** background loads discarded (the cache was reset meanwhile) */
-  backgroundDiscards: 0,
-  /** other connections' row changes read from memory_changes */
-  changesApplied: 0,
-  /** caches dropped because memory_changes could not tell what changed (gap or long backlog) */
-  changeLogResets: 0,
-  /** rows whose access count alone was read again (another connection's access bumps) */
-  accessCountsRead: 0,
-};
-
-/** Users with fewer rows are searched with a plain exact scan; from this size on with the int8 SIMD kernel. */
-const KERNEL_MIN_ROWS = 2048;
 /**
  * From this many rows on, a wallet's top-k scans go to the scan thread. Below it, the
  * message round trip costs the main thread about what the scan would.
  */
 const OFFLOAD_MIN_ROWS = 16_384;
-/** Candidates rescored exactly in the first pass: k + max(MIN_EXTRA_CANDIDATES, k). */
-const MIN_EXTRA_CANDIDATES = 64;
-/** Slack for float rounding in the quantization bound (cosine units). */
-const ROUNDING_SLACK = 1e-5;
-/**
- * Spare slots a wallet's arrays start with, as a share of the rows expected (writes during and after
- * its load use them before the arrays grow), and the factor they grow by. At ~600 bytes per slot
- * (100-d), a 25% spare held ~150 MB of a 1M-row cache empty, and doubling a 100k-row wallet's arrays
- * for one insert took ~60 MB at once.
- */
-const SPARE_SHARE = 0.05;
-const GROWTH = 1.25;
 /** A user whose pending changes exceed this share of its rows is reloaded instead of patched. */
 const RELOAD_SHARE = 0.25;
 /** Other connections' changes read per sync at most; a longer backlog drops the cache instead. */
@@ -97,53 +54,6 @@ interface Loading {
   after: { created_at: string; rowid: number };
   done: Promise<void>;
 }
-
-/**
- * A cache's bytes by part. Typed arrays count their allocated length (capacity, not rows); the JS
- * objects are estimates from measuring Bun 1.x (JSC): a string from SQLite ~32 bytes plus one per
- * (Latin-1) character, an array slot 8, a Map entry ~48, a small Int32Array ~72 plus its data.
- */
-export interface CacheBytes {
-  /** unit vectors in 16-bit fixed point and their factors (fixed-point.ts) */
-  vectors: number;
-  /** the WebAssembly memory of the int8 copy (rows, scales, scores scratch) */
-  int8: number;
-  /** rowids, ranking and filter columns */
-  columns: number;
-  /** per-row tag id arrays */
-  tags: number;
-  /** memory ids and created_at strings */
-  strings: number;
-  /** rowid → slot */
-  slotMap: number;
-  /** the keyword inverted index (keyword-index.ts bytes()) */
-  keywords: number;
-}
-
-/** The columns the index mirrors, as read from `memories`. */
-interface IndexedRow {
-  rowid: number;
-  id: string;
-  user_id: string;
-  embedding: Uint8Array;
-  content: string;
-  namespace: string;
-  session_id: string | null;
-  agent_id: string | null;
-  memory_type: string;
-  pinned: number;
-  importance: number;
-  access_count: number;
-  created_at: string;
-  expires_at: string | null;
-  /** JSON text of metadata.tags when it is an array, else null */
-  tags: string | null;
-  deleted_at: string | null;
-}
-
-const ROW_COLUMNS = `rowid, id, user_id, embedding, content, namespace, session_id, agent_id, memory_type, pinned, importance, access_count,
-  created_at, expires_at,
-  case when json_type(metadata, '$.tags') = 'array' then json_extract(metadata, '$.tags') end as tags, deleted_at`;
 
 /**
  * Exact k-nearest-neighbour search over each user's active memories, with every MemoryFilter field
@@ -187,7 +97,8 @@ export class VectorIndex {
   private changeSeq = 0;
   private loadQuery: ReturnType<Database["query"]> | null = null;
   private changesQuery: ReturnType<Database["query"]> | null = null;
-  private readonly maxCachedRows: number;
+  /** what the cached and loading wallets hold, against maxCachedBytes */
+  private readonly budget: CacheBudget;
   private readonly syncLoadMaxRows: number;
   private readonly loadChunkRows: number;
   private readonly offloadMinRows: number;
@@ -196,7 +107,7 @@ export class VectorIndex {
     private readonly db: Database,
     options: VectorIndexOptions = {},
   ) {
-    this.maxCachedRows = options.maxCachedRows ?? 1_000_000;
+    this.budget = new CacheBudget(options.maxCachedBytes ?? 2 ** 30);
     this.syncLoadMaxRows = options.syncLoadMaxRows ?? 4_096;
     this.loadChunkRows = Math.max(1, options.loadChunkRows ?? 1_024);
     this.offloadMinRows = options.offloadMinRows ?? OFFLOAD_MIN_ROWS;
@@ -216,20 +127,11 @@ export class VectorIndex {
     if (this.users.has(memory.user_id) || this.loading.has(memory.user_id)) this.pending.set(rowid, memory.user_id);
   }
 
-  remove(rowid: number): void {
-    for (const [userId, user] of this.users) {
-      if (user.has(rowid)) {
-        this.pending.set(rowid, userId);
-        return;
-      }
-    }
+  /** The user's row leaves its active rows (deleted, or about to be written again). */
+  remove(rowid: number, userId: string): void {
     // a row a background load has not read yet is read in its committed state when (if) it is reached
-    for (const [userId, { user }] of this.loading) {
-      if (user.has(rowid)) {
-        this.pending.set(rowid, userId);
-        return;
-      }
-    }
+    const user = this.users.get(userId) ?? this.loading.get(userId)?.user;
+    if (user?.has(rowid)) this.pending.set(rowid, userId);
   }
 
   /**
@@ -354,16 +256,9 @@ export class VectorIndex {
     return { user, tokens, accept: user.accepting(filter, now, false) };
   }
 
-  /** Approximate bytes held by the keyword indexes, for benchmarks and diagnostics. */
-  keywordBytes(): number {
-    let bytes = 0;
-    for (const user of this.users.values()) bytes += user.keywords.bytes();
-    return bytes;
-  }
-
-  /** Approximate bytes held by the cached wallets, by part (for benchmarks and diagnostics; see CacheBytes). */
+  /** Bytes held by the cached wallets, by part (for benchmarks and diagnostics; see CacheBytes). */
   memory(): CacheBytes {
-    const total: CacheBytes = { vectors: 0, int8: 0, columns: 0, tags: 0, strings: 0, slotMap: 0, keywords: 0 };
+    const total: CacheBytes = { vectors: 0, int8: 0, columns: 0, tags: 0, strings: 0, slotMap: 0, keywords: 0, names: 0, derived: 0, objects: 0 };
     for (const user of this.users.values()) {
       const part = user.memory();
       for (const key of Object.keys(total) as (keyof CacheBytes)[]) total[key] += part[key];
@@ -371,11 +266,19 @@ export class VectorIndex {
     return total;
   }
 
-  /** Rows and users currently cached (for benchmarks and diagnostics). */
-  cached(): { users: number; rows: number } {
+  /**
+   * Wallets and rows cached, the bytes the budget counts for them and the wallets being loaded (as
+   * of the last request), and the part of those bytes in slots beyond the rows (for benchmarks and
+   * diagnostics).
+   */
+  cached(): { users: number; rows: number; bytes: number; maxBytes: number; spare: number } {
     let rows = 0;
-    for (const user of this.users.values()) rows += user.size;
-    return { users: this.users.size, rows };
+    let spare = 0;
+    for (const user of this.users.values()) {
+      rows += user.size;
+      spare += user.spare();
+    }
+    return { users: this.users.size, rows, bytes: this.budget.used, maxBytes: this.budget.max, spare };
   }
 
   /** Resolves once every background load under way has completed or been discarded (for tests and benchmarks). */
@@ -396,6 +299,8 @@ export class VectorIndex {
     this.accessPending.clear();
     if (this.loading.size > 0) vectorIndexCounters.backgroundDiscards += this.loading.size;
     this.loading.clear(); // the loaders notice and stop
+    this.budget.clear();
+    this.lastMatch = null;
   }
 
   /**
@@ -427,10 +332,12 @@ export class VectorIndex {
       const user = this.users.get(userId);
       if (!user) continue;
       if (rowids.length > RELOAD_SHARE * Math.max(user.size, 4096)) {
-        this.users.delete(userId); // cheaper to load afresh
+        this.dropWallet(userId, user); // cheaper to load afresh
         continue;
       }
       this.patch(user, userId, rowids);
+      this.budget.charge(user);
+      if (!this.fitBudget(user)) this.dropWallet(userId, user, "oversized");
     }
   }
 
@@ -505,15 +412,19 @@ export class VectorIndex {
    * load goes on by itself, a chunk per event-loop turn.
    */
   private load(userId: string, progress: "chunk" | "complete"): UserVectors | null {
-    let user = this.users.get(userId);
+    const user = this.users.get(userId);
     if (user) {
       this.users.delete(userId); // most recently used goes last
       this.users.set(userId, user);
+      // what the last request's reads left (a list's order, namespace slots) is counted now
+      this.budget.charge(user);
+      this.fitBudget(user);
       return user;
     }
     let loading = this.loading.get(userId);
     if (!loading) {
       const { n } = this.db.query("select count(*) as n from memories where user_id = ? and deleted_at is null").get(userId) as { n: number };
+      if (!this.budget.mayFit(userId, this.dimension, n)) return null;
       if (n <= this.syncLoadMaxRows) return this.loadNow(userId);
       loading = this.startLoad(userId, n);
     }
@@ -523,15 +434,17 @@ export class VectorIndex {
     return this.users.get(userId) ?? null;
   }
 
-  private loadNow(userId: string): UserVectors {
+  private loadNow(userId: string): UserVectors | null {
     const rows = this.db.query(`select ${ROW_COLUMNS} from memories where user_id = ? and deleted_at is null`).all(userId) as IndexedRow[];
     vectorIndexCounters.loads++;
-    const user = new UserVectors(this.dimension, rows.length);
+    const user = new UserVectors(this.dimension, rows.length, this.offloadMinRows);
     for (const row of rows) user.put(row);
     user.loaded();
-    this.evictFor(user.size);
     this.users.set(userId, user);
-    return user;
+    this.budget.charge(user);
+    if (this.fitBudget(user)) return user;
+    this.dropWallet(userId, user, "oversized");
+    return null;
   }
 
   /**
@@ -544,7 +457,7 @@ export class VectorIndex {
    */
   private startLoad(userId: string, expected: number): Loading {
     const state = {
-      user: new UserVectors(this.dimension, expected),
+      user: new UserVectors(this.dimension, expected, this.offloadMinRows),
       pending: new Set<number>(),
       after: { created_at: "", rowid: -Infinity },
     } as Loading;
@@ -579,6 +492,12 @@ export class VectorIndex {
     );
     const rows = this.loadQuery.all(userId, state.after.created_at, state.after.rowid, this.loadChunkRows) as IndexedRow[];
     for (const row of rows) state.user.put(row);
+    // a wallet being loaded holds its memory already: it is charged as it grows
+    this.budget.charge(state.user);
+    if (!this.fitBudget(state.user)) {
+      this.discardLoad(userId, state);
+      return false;
+    }
     if (rows.length === this.loadChunkRows) {
       state.after = rows.at(-1)!;
       return true;
@@ -595,23 +514,53 @@ export class VectorIndex {
     this.patch(state.user, userId, [...state.pending]);
     state.user.loaded();
     vectorIndexCounters.loads++;
-    this.evictFor(state.user.size);
     this.users.set(userId, state.user);
+    this.budget.charge(state.user);
+    if (!this.fitBudget(state.user)) this.dropWallet(userId, state.user, "oversized");
     return false;
+  }
+
+  /** A load given up: the wallet is too large for the budget (SQL and FTS5 answer for it). */
+  private discardLoad(userId: string, state: Loading): void {
+    this.loading.delete(userId);
+    this.budget.uncharge(state.user);
+    this.budget.tooLarge(userId, state.user.size);
+    vectorIndexCounters.backgroundDiscards++;
+    this.forgetPending();
   }
 
   private currentVersion(): number {
     return (this.db.query("pragma data_version").get() as { data_version: number }).data_version;
   }
 
-  private evictFor(incoming: number): void {
-    let total = incoming;
-    for (const user of this.users.values()) total += user.size;
+  /**
+   * Drops least recently used wallets, never `keep`, until the cache is within its budget; false
+   * when it cannot be (`keep` alone is over it, or with the wallets being loaded), and then drops none.
+   */
+  private fitBudget(keep: UserVectors): boolean {
+    if (!this.budget.over) return true;
+    let loadingBytes = 0;
+    for (const { user } of this.loading.values()) loadingBytes += user === keep ? 0 : this.budget.chargeOf(user);
+    if (this.budget.chargeOf(keep) + loadingBytes > this.budget.max) return false;
     for (const [userId, user] of this.users) {
-      if (total <= this.maxCachedRows) break;
-      total -= user.size;
-      this.users.delete(userId);
+      if (!this.budget.over) break;
+      if (user !== keep) this.dropWallet(userId, user, "evicted");
     }
+    return true;
+  }
+
+  /** Takes the wallet out of the cache (it loads again when asked for; "oversized": SQL and FTS5 answer for it until it has fewer rows). */
+  private dropWallet(userId: string, user: UserVectors, why: "reload" | "evicted" | "oversized" = "reload"): void {
+    this.users.delete(userId);
+    this.budget.uncharge(user);
+    if (this.lastMatch?.user === user) this.lastMatch = null;
+    if (why === "evicted") vectorIndexCounters.evictions++;
+    if (why === "oversized") this.budget.tooLarge(userId, user.size);
+    this.forgetPending();
+  }
+
+  /** Pending rows of wallets neither cached nor loading any more are not needed. */
+  private forgetPending(): void {
     for (const [rowid, userId] of this.pending) if (!this.users.has(userId) && !this.loading.has(userId)) this.pending.delete(rowid);
   }
 }
@@ -628,691 +577,4 @@ function cacheable(filter: MemoryFilter): boolean {
   const date = (value: string | undefined) => value === undefined || !Number.isNaN(Date.parse(value));
   for (const [key, value] of Object.entries(filter)) if (value !== undefined && !CACHED_FILTER_FIELDS.has(key)) return false;
   return date(filter.created_after) && date(filter.created_before);
-}
-
-function asFloats(blob: Uint8Array): Float32Array {
-  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2);
-  return new Float32Array(blob.slice().buffer);
-}
-
-/** A typed array over a SharedArrayBuffer: the scan thread reads it where the main thread writes it. */
-function shared<T>(Type: { new (buffer: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, length: number): T {
-  return new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT));
-}
-
-/** The vector scaled to unit length (all zeros stays all zeros). */
-function unit(vector: Float32Array): Float64Array {
-  let norm = 0;
-  for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
-  norm = Math.sqrt(norm);
-  const out = new Float64Array(vector.length);
-  if (norm > 0) for (let i = 0; i < vector.length; i++) out[i] = vector[i]! / norm;
-  return out;
-}
-
-/** One user's active rows: unit vectors, their int8 copy (large users), the filter columns and the keyword index. */
-class UserVectors {
-  readonly keywords: WalletKeywords;
-  size = 0;
-  private capacity: number;
-  private readonly slotOf = new Map<number, number>();
-  /** interned strings (namespace, session, agent, type, tags) → small ints */
-  private readonly dict = new Map<string, number>();
-  /** shared with the scan thread (SharedColumns), like the vectors and the filter columns */
-  private rowids: Float64Array;
-  /** what ranking reads (MemoryRef): memory id and created_at as stored (compact-strings.ts), importance, access count (committed) */
-  private readonly ids: IdColumn;
-  private readonly createdAt = new TimestampColumn();
-  private importance: Float64Array;
-  private accessCount: Float64Array;
-  /** interned ids → strings (memory types) */
-  private readonly names: string[] = [];
-  /** unit vectors in 16-bit fixed point, `dim` per slot, and each row's factor 1/‖x‖ (fixed-point.ts) */
-  private vectors: Int16Array;
-  private factors: Float64Array;
-  /** scratch: one row's unit direction, for the int8 copy */
-  private readonly unitRow: Float32Array;
-  private namespace: Int32Array;
-  private session: Int32Array;
-  private agent: Int32Array;
-  private type: Int32Array;
-  private pinned: Uint8Array;
-  /** 1 when the row's embedding has the index's dimension (others are kept for keyword search only) */
-  private hasVector: Uint8Array;
-  private created: Float64Array;
-  private expires: Float64Array;
-  /** the row's tag set number (0: no tags) in tagSets, where rows with the same tags share one entry */
-  private tagSet: Int32Array;
-  private readonly tagSets = new TagSets((n) => shared(Int32Array, n));
-  private quantized: Quantized | null = null;
-  /** slots newest first, for list pages; rebuilt on the first page after any change */
-  private order: Int32Array | null = null;
-  /**
-   * List totals by filter, dropped on any change of the rows: a total counted at `from` holds until
-   * `until`, the first expiry among the rows it counted (an earlier `now`, as a test clock may ask
-   * for, counts again). With it a page reads offset + limit slots instead of all of them.
-   */
-  private totals = new Map<string, { total: number; from: number; until: number }>();
-  /**
-   * No row expires before this instant: a lower bound (exact while `expiryExact`). With it, an
-   * unfiltered search knows every row passes without asking each: the per-row predicate was a
-   * fifth of a keyword search at 100k rows.
-   */
-  private expiryFloor = Infinity;
-  private expiryExact = true;
-  /** rows without a vector of the index's dimension */
-  private vectorless = 0;
-
-  constructor(
-    private readonly dim: number,
-    expected: number,
-  ) {
-    this.capacity = Math.max(16, Math.ceil(expected * (1 + SPARE_SHARE)));
-    this.rowids = shared(Float64Array, this.capacity);
-    this.importance = new Float64Array(this.capacity);
-    this.accessCount = new Float64Array(this.capacity);
-    this.vectors = shared(Int16Array, this.capacity * dim);
-    this.factors = shared(Float64Array, this.capacity);
-    this.unitRow = new Float32Array(dim);
-    this.namespace = shared(Int32Array, this.capacity);
-    this.session = shared(Int32Array, this.capacity);
-    this.agent = shared(Int32Array, this.capacity);
-    this.type = shared(Int32Array, this.capacity);
-    this.pinned = shared(Uint8Array, this.capacity);
-    this.hasVector = shared(Uint8Array, this.capacity);
-    this.created = shared(Float64Array, this.capacity);
-    this.expires = shared(Float64Array, this.capacity);
-    this.tagSet = shared(Int32Array, this.capacity);
-    this.ids = new IdColumn(this.capacity);
-    this.keywords = new WalletKeywords(this.capacity);
-  }
-
-  /** A load is complete: the keyword lists' spare room goes (the slot arrays keep theirs, for the writes to come). */
-  loaded(): void {
-    this.keywords.trim();
-  }
-
-  memory(): CacheBytes {
-    const columns = [this.rowids, this.importance, this.accessCount, this.namespace, this.session, this.agent, this.type, this.pinned, this.hasVector, this.created, this.expires];
-    const tags = this.tagSet.byteLength + this.tagSets.bytes();
-    const strings = this.ids.bytes() + this.createdAt.bytes();
-    return {
-      vectors: this.vectors.byteLength + this.factors.byteLength,
-      int8: this.quantized?.bytes() ?? 0,
-      columns: columns.reduce((sum, column) => sum + column.byteLength, 0),
-      tags,
-      strings,
-      slotMap: this.slotOf.size * 48,
-      keywords: this.keywords.bytes(),
-    };
-  }
-
-  rowidsView(): Float64Array {
-    return this.rowids;
-  }
-
-  has(rowid: number): boolean {
-    return this.slotOf.has(rowid);
-  }
-
-  private intern(value: string): number {
-    let id = this.dict.get(value);
-    if (id === undefined) {
-      this.dict.set(value, (id = this.dict.size));
-      this.names.push(value);
-    }
-    return id;
-  }
-
-  /** What ranking reads of the row, as committed (the store adds pending access bumps). */
-  refOf(rowid: number): MemoryRef | undefined {
-    const slot = this.slotOf.get(rowid);
-    if (slot === undefined) return undefined;
-    return {
-      id: this.ids.get(slot),
-      created_at: this.createdAt.get(slot, this.created[slot]!),
-      memory_type: this.names[this.type[slot]!] as MemoryRef["memory_type"],
-      pinned: this.pinned[slot] === 1,
-      importance: this.importance[slot]!,
-      access_count: this.accessCount[slot]!,
-    };
-  }
-
-  /** Access bumps committed for the row: `add` to the cached count (this connection wrote them), or `set` it (as read). */
-  access(rowid: number, count: number, how: "add" | "set"): void {
-    const slot = this.slotOf.get(rowid);
-    if (slot !== undefined) this.accessCount[slot] = (how === "add" ? this.accessCount[slot]! : 0) + count;
-  }
-
-  /** Adds or replaces the row (rows whose embedding has another dimension get no vector: keyword search only). */
-  put(row: IndexedRow): void {
-    this.changed();
-    const embedding = asFloats(row.embedding);
-    const vector = embedding.length === this.dim && this.dim > 0;
-    let slot = this.slotOf.get(row.rowid);
-    const replacing = slot !== undefined;
-    if (slot !== undefined) this.forgetBounds(slot);
-    else {
-      if (this.size === this.capacity) this.grow();
-      slot = this.size++;
-      this.slotOf.set(row.rowid, slot);
-    }
-    this.rowids[slot] = row.rowid;
-    this.ids.set(slot, row.id);
-    this.importance[slot] = row.importance;
-    this.accessCount[slot] = row.access_count;
-    const base = slot * this.dim;
-    if (vector) this.factors[slot] = toFixedPoint(embedding, this.vectors, base);
-    else {
-      this.vectors.fill(0, base, base + this.dim);
-      this.factors[slot] = 0;
-    }
-    this.hasVector[slot] = vector ? 1 : 0;
-    if (!vector) this.vectorless++;
-    this.keywords.put(slot, row.content, replacing, this.size);
-    this.namespace[slot] = this.intern(row.namespace);
-    this.session[slot] = row.session_id === null ? -1 : this.intern(row.session_id);
-    this.agent[slot] = row.agent_id === null ? -1 : this.intern(row.agent_id);
-    this.type[slot] = this.intern(row.memory_type);
-    this.pinned[slot] = row.pinned;
-    this.created[slot] = Date.parse(row.created_at);
-    this.createdAt.set(slot, row.created_at, this.created[slot]!);
-    this.expires[slot] = row.expires_at === null ? Infinity : Date.parse(row.expires_at);
-    this.expiryFloor = Math.min(this.expiryFloor, this.expires[slot]!);
-    const tags = row.tags === null ? [] : (JSON.parse(row.tags) as unknown[]);
-    this.tagSet[slot] = tags.length === 0 ? 0 : this.tagSets.numberOf(row.tags!, () => tags.map((t) => this.intern(String(t))));
-    if (this.quantized) this.quantized.set(slot, this.unitOf(slot));
-    else if (this.size >= KERNEL_MIN_ROWS && this.dim > 0) this.quantize();
-  }
-
-  delete(rowid: number): void {
-    const slot = this.slotOf.get(rowid);
-    if (slot === undefined) return;
-    this.changed();
-    this.forgetBounds(slot);
-    this.slotOf.delete(rowid);
-    const last = --this.size;
-    if (slot !== last) {
-      // move the last row into the hole
-      const moved = this.rowids[last]!;
-      this.slotOf.set(moved, slot);
-      this.rowids[slot] = moved;
-      this.ids.move(last, slot);
-      this.createdAt.move(last, slot);
-      this.importance[slot] = this.importance[last]!;
-      this.accessCount[slot] = this.accessCount[last]!;
-      this.vectors.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
-      this.factors[slot] = this.factors[last]!;
-      this.namespace[slot] = this.namespace[last]!;
-      this.session[slot] = this.session[last]!;
-      this.agent[slot] = this.agent[last]!;
-      this.type[slot] = this.type[last]!;
-      this.pinned[slot] = this.pinned[last]!;
-      this.hasVector[slot] = this.hasVector[last]!;
-      this.created[slot] = this.created[last]!;
-      this.expires[slot] = this.expires[last]!;
-      this.tagSet[slot] = this.tagSet[last]!;
-      this.quantized?.move(last, slot);
-    }
-    this.tagSet[last] = 0;
-    this.ids.clear(last);
-    this.createdAt.clear(last);
-    this.keywords.delete(slot, last);
-  }
-
-  /** The row at `slot` is leaving (deleted or replaced): the bounds stop counting it. */
-  private forgetBounds(slot: number): void {
-    if (this.hasVector[slot] === 0) this.vectorless--;
-    if (this.expires[slot] === this.expiryFloor) this.expiryExact = false;
-  }
-
-  /** True when no row has expired at `now`. */
-  private noneExpired(now: number): boolean {
-    if (now < this.expiryFloor) return true;
-    if (!this.expiryExact) {
-      let floor = Infinity;
-      for (let slot = 0; slot < this.size; slot++) floor = Math.min(floor, this.expires[slot]!);
-      this.expiryFloor = floor;
-      this.expiryExact = true;
-    }
-    return now < this.expiryFloor;
-  }
-
-  private grow(): void {
-    const capacity = Math.max(this.capacity + 16, Math.ceil(this.capacity * GROWTH));
-    const widen = <T extends Float64Array | Int32Array | Int16Array | Uint8Array>(old: T, make: (n: number) => T, per = 1): T => {
-      // a scan thread reading the old arrays meanwhile reads them whole; its answer is dropped (version)
-      const next = make(capacity * per);
-      next.set(old);
-      return next;
-    };
-    this.rowids = widen(this.rowids, (n) => shared(Float64Array, n));
-    this.importance = widen(this.importance, (n) => new Float64Array(n));
-    this.accessCount = widen(this.accessCount, (n) => new Float64Array(n));
-    this.vectors = widen(this.vectors, (n) => shared(Int16Array, n), this.dim);
-    this.factors = widen(this.factors, (n) => shared(Float64Array, n));
-    this.namespace = widen(this.namespace, (n) => shared(Int32Array, n));
-    this.session = widen(this.session, (n) => shared(Int32Array, n));
-    this.agent = widen(this.agent, (n) => shared(Int32Array, n));
-    this.type = widen(this.type, (n) => shared(Int32Array, n));
-    this.pinned = widen(this.pinned, (n) => shared(Uint8Array, n));
-    this.hasVector = widen(this.hasVector, (n) => shared(Uint8Array, n));
-    this.created = widen(this.created, (n) => shared(Float64Array, n));
-    this.expires = widen(this.expires, (n) => shared(Float64Array, n));
-    this.tagSet = widen(this.tagSet, (n) => shared(Int32Array, n));
-    this.capacity = capacity;
-    this.ids.reserve(capacity);
-    this.quantized?.reserve(capacity, this.size);
-    this.keywords.reserve(capacity);
-  }
-
-  private quantize(): void {
-    this.quantized = new Quantized(kernelFor(Math.ceil(this.dim / 8) * 8), this.dim, this.capacity);
-    for (let slot = 0; slot < this.size; slot++) this.quantized.set(slot, this.unitOf(slot));
-  }
-
-  /** The row's unit direction as the fixed-point form holds it (in a scratch array: use before the next call). */
-  private unitOf(slot: number): Float32Array {
-    return fixedPointUnit(this.vectors, slot * this.dim, this.factors[slot]!, this.unitRow);
-  }
-
-  /** Counts changes of the rows (a search's memo of its match count holds within one version). */
-  version = 0;
-
-  private changed(): void {
-    this.version++;
-    this.order = null;
-    if (this.totals.size > 0) this.totals = new Map();
-  }
-
-  /**
-   * Rows offset…offset+limit of the accepted rows newest first, and their number. The order is
-   * sorted once per change of the user's rows (10k rows: ~2 ms) and the total counted once per
-   * change and filter (a pass over the slots), so a page reads only the slots up to its end: what
-   * replaces SQL's count and sort of every page.
-   */
-  page(filter: MemoryFilter, now: number, offset: number, limit: number): { rowids: number[]; total: number } {
-    const accept = this.accepting(filter, now, false);
-    if (!accept) return { rowids: [], total: 0 };
-    const order = this.sorted();
-    const key = JSON.stringify(filter);
-    const known = this.totals.get(key);
-    const counted = known && now >= known.from && now < known.until ? known : null;
-    const rowids: number[] = [];
-    let seen = 0;
-    let until = Infinity;
-    for (let i = 0; i < order.length; i++) {
-      if (counted && rowids.length === limit) break;
-      const slot = order[i]!;
-      if (accept !== true && !accept(slot)) continue;
-      if (seen >= offset && rowids.length < limit) rowids.push(this.rowids[slot]!);
-      seen++;
-      until = Math.min(until, this.expires[slot]!);
-    }
-    if (counted) return { rowids, total: counted.total };
-    if (this.totals.size >= 64) this.totals.clear(); // a bound for wallets listed with many filters
-    this.totals.set(key, { total: seen, from: now, until });
-    return { rowids, total: seen };
-  }
-
-  private sorted(): Int32Array {
-    if (this.order && this.order.length === this.size) return this.order;
-    const order = new Int32Array(this.size);
-    for (let i = 0; i < order.length; i++) order[i] = i;
-    const created = this.created;
-    const rowids = this.rowids;
-    order.sort((a, b) => created[b]! - created[a]! || rowids[b]! - rowids[a]!);
-    return (this.order = order);
-  }
-
-  /**
-   * The row filter as a predicate over slots, `true` when every row passes, or null when no row can
-   * match; `vectors`: rows without a vector never match.
-   */
-  accepting(filter: MemoryFilter, now: number, vectors: boolean): SlotFilter | null {
-    const ids = this.filterIds(filter, now, vectors);
-    if (!ids) return null;
-    return this.passesAll(ids) ? true : slotFilter(ids, this.sharedColumns());
-  }
-
-  /** The filter in this wallet's interned ids; null when it can match no row (a value no row has). */
-  private filterIds(filter: MemoryFilter, now: number, vectors: boolean): FilterIds | null {
-    // text columns come back from SQLite as UTF-8 (a lone surrogate became U+FFFD), and SQL compares
-    // the filter's UTF-8 form: compare the same form here
-    const id = (value: string | undefined) => (value === undefined ? -1 : (this.dict.get(value.toWellFormed()) ?? -2));
-    const namespace = id(filter.namespace);
-    const session = id(filter.session_id);
-    const agent = id(filter.agent_id);
-    const type = id(filter.memory_type);
-    if (namespace === -2 || session === -2 || agent === -2 || type === -2) return null;
-    let tags: Set<number> | null = null;
-    if (filter.tags?.length) {
-      tags = new Set(filter.tags.flatMap((tag) => this.dict.get(tag) ?? []));
-      if (tags.size === 0) return null;
-    }
-    const pinned = filter.pinned === undefined ? -1 : filter.pinned ? 1 : 0;
-    const after = filter.created_after === undefined ? -Infinity : Date.parse(filter.created_after);
-    const before = filter.created_before === undefined ? Infinity : Date.parse(filter.created_before);
-    return { namespace, session, agent, type, pinned, after, before, tags, vectors, now };
-  }
-
-  /** Every row passes: no filter, and no row expired or (for vector search) without a vector. */
-  private passesAll(f: FilterIds): boolean {
-    const unfiltered = f.namespace === -1 && f.session === -1 && f.agent === -1 && f.type === -1 && f.tags === null && f.pinned === -1 && f.after === -Infinity && f.before === Infinity;
-    return unfiltered && (!f.vectors || this.vectorless === 0) && this.noneExpired(f.now);
-  }
-
-  /** The columns the scan thread reads (as they are now: they are new arrays after they grow). */
-  private sharedColumns(): SharedColumns {
-    const { vectors, factors, rowids, namespace, session, agent, type, pinned, created, expires, hasVector, tagSet } = this;
-    const { starts: tagStarts, list: tagList } = this.tagSets;
-    return { vectors, factors, rowids, namespace, session, agent, type, pinned, created, expires, hasVector, tagSet, tagStarts, tagList };
-  }
-
-  /** Cosine of the unit `query` with the row's vector; undefined when the row has none. */
-  similarity(query: Float64Array, rowid: number): number | undefined {
-    const slot = this.slotOf.get(rowid);
-    return slot !== undefined && this.hasVector[slot] === 1 ? this.exact(query, slot) : undefined;
-  }
-
-  private exact(query: Float64Array, slot: number): number {
-    return fixedPointCosine(query, this.vectors, slot * this.dim, this.factors[slot]!);
-  }
-
-  nearest(vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] {
-    const accept = this.accepting(filter, now, true);
-    if (!accept || this.size === 0) return [];
-    const query = unit(vector);
-    const n = this.size;
-    if (query.every((x) => x === 0)) return this.anyK(accept, k);
-    const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
-    const subset = min > -Infinity && this.quantized ? this.namespaceSlots(filter) : null;
-    if (subset) {
-      vectorIndexCounters.namespaceScans++;
-      const scan = this.quantized!.scanSlots(query, subset);
-      const close = this.within(query, scan.scores, accept, min, scan.unitScale, scan.bound, want, subset);
-      if (close) return close.slice(0, k);
-    }
-    // First-pass scores (approximate when quantized) and their worst-case error, in cosine units.
-    let approx: Float32Array;
-    let unitScale = 1;
-    // Unquantized first-pass scores are exact but stored as f32: rounding is the only error, and a
-    // nonzero bound sends rows tied with the k-th to the second pass, so ties resolve by rowid.
-    let bound = ROUNDING_SLACK;
-    if (this.quantized) {
-      const scan = this.quantized.scan(query, n);
-      approx = scan.scores;
-      unitScale = scan.unitScale;
-      bound = scan.bound;
-    } else {
-      approx = new Float32Array(n);
-      for (let slot = 0; slot < n; slot++) approx[slot] = this.exact(query, slot);
-    }
-    const close = min > -Infinity && !subset ? this.within(query, approx, accept, min, unitScale, bound, want) : null;
-    if (close) return close.slice(0, k);
-    const { found, secondPass } = exactTopK(approx, n, k, want, accept, unitScale, bound, this.rowsFor(query));
-    if (secondPass) vectorIndexCounters.secondPasses++;
-    return found;
-  }
-
-  /**
-   * `nearest` (without a minimum) run by the scan thread, the filter included (slot-filter.ts over
-   * the shared columns), while the main thread serves other requests. The answer is `nearest`'s: the
-   * search runs here instead when the rows changed while the thread searched them (the wallet's
-   * version moved), when the thread is unavailable, and for a zero query or a filter no row matches.
-   */
-  async nearestOffloaded(vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<Neighbour[]> {
-    const quantized = this.quantized;
-    const query = unit(vector);
-    const here = () => this.withRefs(this.nearest(vector, filter, k, now));
-    const ids = this.filterIds(filter, now, true);
-    if (!quantized || !ids || query.every((x) => x === 0)) return here();
-    const n = this.size;
-    const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
-    const version = this.version;
-    const scan = await quantized.searchElsewhere({ unit: query, n, k, want, filter: this.passesAll(ids) ? null : ids, columns: this.sharedColumns() });
-    if (!scan) return here();
-    vectorIndexCounters.offloadedScans++;
-    if (this.version !== version) {
-      vectorIndexCounters.offloadDiscards++;
-      return here();
-    }
-    if (scan.secondPass) vectorIndexCounters.secondPasses++;
-    // nothing awaits from here on: the refs are read from the rows the thread searched
-    return this.withRefs(Array.from(scan.rowids, (rowid, i) => ({ rowid, distance: scan.distances[i]! })));
-  }
-
-  /** Sets each neighbour's ref (what ranking reads of its row) from this cache. */
-  withRefs(found: Neighbour[]): Neighbour[] {
-    for (const neighbour of found) neighbour.ref = this.refOf(neighbour.rowid);
-    return found;
-  }
-
-  /**
-   * Every accepted row whose exact cosine may reach `min` (its first-pass score is within the bound
-   * of it), rescored, nearest first; null when more than `limit` rows may (a low minimum: the top-k
-   * passes above are cheaper then). Dedup asks for neighbours at cosine ≥ 0.95, which few rows
-   * reach: this skips the heap and the rescoring of `want` candidates that the top-k search needs.
-   *
-   * The rows left out all score below min − ROUNDING_SLACK exactly, and every row kept is ranked
-   * above them, so each row at or above min has the same rank here as in the full top k.
-   */
-  private within(
-    query: Float64Array,
-    approx: Float32Array,
-    accept: SlotFilter,
-    min: number,
-    unitScale: number,
-    bound: number,
-    limit: number,
-    /** the slot of each score when only some rows were scored (namespaceSlots) */
-    scored?: Int32Array,
-  ): Neighbour[] | null {
-    const floor = (min - bound - ROUNDING_SLACK) * unitScale;
-    const slots: number[] = [];
-    for (let i = 0; i < approx.length; i++) {
-      const slot = scored ? scored[i]! : i;
-      if (approx[i]! < floor || (accept !== true && !accept(slot))) continue;
-      if (slots.length === limit) return null;
-      slots.push(slot);
-    }
-    vectorIndexCounters.withinMinimum++;
-    return this.rescore(query, slots);
-  }
-
-  /**
-   * The slots of the filter's namespace, when it holds at most half the rows: a search with a
-   * minimum then scores only those (the rows of other namespaces can never be accepted). Listed
-   * once per version of the rows and namespace (a pass over the namespace column).
-   */
-  private namespaceSlots(filter: MemoryFilter): Int32Array | null {
-    if (filter.namespace === undefined) return null;
-    const id = this.dict.get(filter.namespace.toWellFormed());
-    if (id === undefined) return null;
-    if (this.spaces.version !== this.version) this.spaces = { version: this.version, slots: new Map() };
-    let slots = this.spaces.slots.get(id);
-    if (slots === undefined) {
-      const list: number[] = [];
-      for (let slot = 0; slot < this.size; slot++) if (this.namespace[slot] === id) list.push(slot);
-      slots = list.length <= this.size / 2 ? Int32Array.from(list) : null;
-      this.spaces.slots.set(id, slots);
-    }
-    return slots;
-  }
-
-  /** namespaceSlots' lists (null: too many rows to be worth it), valid for one version of the rows */
-  private spaces: { version: number; slots: Map<number, Int32Array | null> } = { version: -1, slots: new Map() };
-
-  /** A zero query is equally far from everything: the k accepted rows with the lowest rowids. */
-  private anyK(accept: SlotFilter, k: number): Neighbour[] {
-    const heap = new Int32Array(k);
-    const heapScore = new Float64Array(k);
-    let size = 0;
-    for (let slot = 0; slot < this.size; slot++) {
-      if (accept !== true && !accept(slot)) continue;
-      const s = -this.rowids[slot]!;
-      if (size < k) siftUp(heap, heapScore, size++, slot, s);
-      else if (s > heapScore[0]!) siftDown(heap, heapScore, size, slot, s);
-    }
-    return Array.from(heap.subarray(0, size), (slot) => ({ rowid: this.rowids[slot]!, distance: 1 })).sort(byDistance);
-  }
-
-  private rescore(query: Float64Array, slots: ArrayLike<number>): Neighbour[] {
-    return rescore(this.rowsFor(query), slots);
-  }
-
-  /** The rows as exactTopK ranks them against the unit query. */
-  private rowsFor(query: Float64Array): RankedRows {
-    return { cosine: (slot) => this.exact(query, slot), rowid: (slot) => this.rowids[slot]! };
-  }
-}
-
-/**
- * The int8 copy of a user's unit vectors in a WebAssembly memory the kernel scans, shared with the
- * scan thread (scan-thread.ts):
- * [layout words][query int16 × stride][scan thread's query][scales f32 × capacity][scores f32 × capacity]
- * [scan thread's scores f32 × capacity][slots i32 × capacity][rows int8 × stride × capacity].
- * Row i is round(v_i · 127 / max|v_i|), and its scale max|v_i| / 127 maps integer dots back. The
- * scan thread writes only its own query and scores areas; growing moves the areas after the
- * scales, so it happens under the layout lock (withLayoutLock).
- */
-class Quantized {
-  private readonly memory: WebAssembly.Memory;
-  private readonly score: ScoreFn;
-  private readonly gather: GatherFn;
-  private readonly stride: number;
-  private readonly queryMax: number;
-  private readonly queryBytes: number;
-  private capacity = 0;
-  private rowsAt = 0;
-  private rows = new Int8Array(0);
-  private scales = new Float32Array(0);
-  /** largest row scale so far (bounds the quantization error of every row) */
-  private maxScale = 0;
-
-  constructor(
-    kernel: Kernel,
-    private readonly dim: number,
-    capacity: number,
-  ) {
-    this.stride = kernel.stride;
-    this.queryBytes = Math.ceil((this.stride * 2) / 16) * 16;
-    // keep Σ |row · query| inside int32: stride · 127 · queryMax < 2^31
-    this.queryMax = Math.min(32767, Math.floor((2 ** 31 - 1) / (this.stride * 127)));
-    this.memory = kernelMemory();
-    ({ scores: this.score, gather: this.gather } = kernel.bind(this.memory));
-    this.reserve(capacity, 0);
-  }
-
-  private get queryAt(): number {
-    return LAYOUT_WORDS.bytes;
-  }
-
-  private get threadQueryAt(): number {
-    return LAYOUT_WORDS.bytes + this.queryBytes;
-  }
-
-  private get scalesAt(): number {
-    return LAYOUT_WORDS.bytes + 2 * this.queryBytes;
-  }
-
-  private get scoresAt(): number {
-    return this.scalesAt + 4 * this.capacity;
-  }
-
-  private get threadScoresAt(): number {
-    return this.scalesAt + 8 * this.capacity;
-  }
-
-  private get slotsAt(): number {
-    return this.scalesAt + 12 * this.capacity;
-  }
-
-  /** Grows to `capacity` rows, keeping the first `size`. */
-  reserve(capacity: number, size: number): void {
-    if (capacity <= this.capacity) return;
-    withLayoutLock(this.memory, () => {
-      const rowsAt = this.scalesAt + 16 * capacity;
-      const bytes = rowsAt + capacity * this.stride;
-      const pages = Math.ceil(bytes / 65536) - this.memory.buffer.byteLength / 65536;
-      if (pages > 0) this.memory.grow(pages);
-      // rows move up (the scores and slots areas in between are scratch); scales stay where they are
-      new Uint8Array(this.memory.buffer).copyWithin(rowsAt, this.rowsAt, this.rowsAt + size * this.stride);
-      this.rowsAt = rowsAt;
-      this.capacity = capacity;
-      this.rows = new Int8Array(this.memory.buffer, rowsAt, capacity * this.stride);
-      this.scales = new Float32Array(this.memory.buffer, this.scalesAt, capacity);
-    });
-  }
-
-  /**
-   * The search (exactTopK over these rows under the filter) run by the scan thread on the rows as they
-   * are when it runs; null when it is unavailable.
-   */
-  searchElsewhere(search: { unit: Float64Array; n: number; k: number; want: number; filter: FilterIds | null; columns: SharedColumns }): Promise<ScanResult | null> {
-    const query = new Int16Array(this.stride);
-    const { unitScale, bound } = this.quantizeQuery(search.unit, query);
-    const at = { generation: layoutGeneration(this.memory), query: this.threadQueryAt, scales: this.scalesAt, scores: this.threadScoresAt, rows: this.rowsAt };
-    return scanThread.scan(this.memory, { ...search, stride: this.stride, query, unitScale, bound, at });
-  }
-
-  bytes(): number {
-    return this.memory.buffer.byteLength;
-  }
-
-  set(slot: number, unitVector: Float32Array): void {
-    let max = 0;
-    for (let i = 0; i < this.dim; i++) max = Math.max(max, Math.abs(unitVector[i]!));
-    const base = slot * this.stride;
-    const factor = max > 0 ? 127 / max : 0;
-    for (let i = 0; i < this.dim; i++) this.rows[base + i] = Math.round(unitVector[i]! * factor);
-    const scale = max / 127;
-    this.scales[slot] = scale;
-    // the f32 scale is what the kernel multiplies by; bound with the larger of the two
-    this.maxScale = Math.max(this.maxScale, scale, Math.fround(scale));
-  }
-
-  move(from: number, to: number): void {
-    this.rows.copyWithin(to * this.stride, from * this.stride, (from + 1) * this.stride);
-    this.scales[to] = this.scales[from]!;
-  }
-
-  /**
-   * Scores the first n rows against the unit query: scores[i] / unitScale approximates the cosine,
-   * within ± bound.
-   */
-  scan(query: Float64Array, n: number): { scores: Float32Array; unitScale: number; bound: number } {
-    const { unitScale, bound } = this.setQuery(query);
-    this.score(this.queryAt, this.rowsAt, n, this.scalesAt, this.scoresAt);
-    return { scores: new Float32Array(this.memory.buffer, this.scoresAt, n), unitScale, bound };
-  }
-
-  /** As scan, for the listed rows only: scores[i] is row slots[i]'s. */
-  scanSlots(query: Float64Array, slots: Int32Array): { scores: Float32Array; unitScale: number; bound: number } {
-    const { unitScale, bound } = this.setQuery(query);
-    new Int32Array(this.memory.buffer, this.slotsAt, slots.length).set(slots);
-    this.gather(this.queryAt, this.rowsAt, this.slotsAt, slots.length, this.scalesAt, this.scoresAt);
-    return { scores: new Float32Array(this.memory.buffer, this.scoresAt, slots.length), unitScale, bound };
-  }
-
-  /** Writes the quantized query; its scale, and the error bound of every row's score in cosine units. */
-  private setQuery(query: Float64Array): { unitScale: number; bound: number } {
-    return this.quantizeQuery(query, new Int16Array(this.memory.buffer, this.queryAt, this.stride));
-  }
-
-  /** The query as the kernel takes it, into `q`; its scale, and the error bound of every row's score in cosine units. */
-  private quantizeQuery(query: Float64Array, q: Int16Array): { unitScale: number; bound: number } {
-    let max = 0;
-    let l1 = 0;
-    for (let i = 0; i < this.dim; i++) {
-      max = Math.max(max, Math.abs(query[i]!));
-      l1 += Math.abs(query[i]!);
-    }
-    const unitScale = max > 0 ? this.queryMax / max : 1;
-    for (let i = 0; i < this.dim; i++) q[i] = Math.round(query[i]! * unitScale);
-    // |cos - approx| ≤ Σ|q|·|v - v̂| + Σ|q - q̂|·|v̂| ≤ l1·maxScale/2 + ‖v̂‖₁/(2·unitScale), ‖v̂‖₁ ≤ √dim + dim·maxScale/2
-    const rowL1 = Math.sqrt(this.dim) + (this.dim * this.maxScale) / 2;
-    const bound = (l1 * this.maxScale) / 2 + rowL1 / (2 * unitScale) + ROUNDING_SLACK;
-    return { unitScale, bound };
-  }
 }

@@ -1,0 +1,67 @@
+import { leastBytes, type UserVectors } from "./wallet-cache";
+
+/** Wallets remembered as too large for the budget at most (forgotten all at once beyond). */
+const MAX_OVERSIZED = 10_000;
+
+/**
+ * The byte budget of the vector index's wallet caches (vector-index.ts): what it has charged each
+ * cached or loading wallet (UserVectors.bytes() when it last looked), their sum, and the wallets
+ * found too large to cache alone. Which wallets go when the sum is over is the index's choice
+ * (the least recently used).
+ */
+export class CacheBudget {
+  private charged = new WeakMap<UserVectors, number>();
+  /** what the charged wallets hold together */
+  used = 0;
+  /** wallets found too large to cache alone → their rows then (tried again with fewer) */
+  private readonly oversized = new Map<string, number>();
+
+  constructor(readonly max: number) {}
+
+  get over(): boolean {
+    return this.used > this.max;
+  }
+
+  /** Brings the wallet's charge up to date (its bytes change as rows come and go, and with reads). */
+  charge(user: UserVectors): void {
+    const bytes = user.bytes();
+    this.used += bytes - (this.charged.get(user) ?? 0);
+    this.charged.set(user, bytes);
+  }
+
+  uncharge(user: UserVectors): void {
+    this.used -= this.charged.get(user) ?? 0;
+    this.charged.delete(user);
+  }
+
+  chargeOf(user: UserVectors): number {
+    return this.charged.get(user) ?? 0;
+  }
+
+  /**
+   * Could the wallet, with `rows` rows of `dim` dimensions, fit? Not when its rows alone need more
+   * than the whole budget (leastBytes: their vectors and columns, without their text), nor when it
+   * was found too large with as many rows or fewer.
+   */
+  mayFit(userId: string, dim: number, rows: number): boolean {
+    if (leastBytes(dim, rows) > this.max) return false;
+    const tooLarge = this.oversized.get(userId);
+    if (tooLarge === undefined) return true;
+    if (rows >= tooLarge) return false;
+    this.oversized.delete(userId);
+    return true;
+  }
+
+  /** The wallet did not fit alone with `rows` rows. */
+  tooLarge(userId: string, rows: number): void {
+    if (this.oversized.size >= MAX_OVERSIZED) this.oversized.clear();
+    this.oversized.set(userId, rows);
+  }
+
+  /** Nothing is cached any more. */
+  clear(): void {
+    this.charged = new WeakMap();
+    this.used = 0;
+    this.oversized.clear();
+  }
+}

@@ -1,0 +1,684 @@
+import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
+import { kernelFor } from "./vector-kernel";
+import type { SharedColumns } from "./scan-thread";
+import { slotFilter, type FilterIds } from "./slot-filter";
+import { TagSets } from "./tag-sets";
+import { RowSlots } from "./row-slots";
+import { InternedNames } from "./interned-names";
+import { byDistance, exactTopK, rescore, siftDown, siftUp, type Ranked, type RankedRows } from "./top-k";
+import { IdColumn, TimestampColumn } from "./compact-strings";
+import { fixedPointCosine, fixedPointUnit, toFixedPoint } from "./fixed-point";
+import { WalletKeywords, type SlotFilter } from "./keyword-index";
+import { Quantized, ROUNDING_SLACK } from "./quantized";
+import { vectorIndexCounters } from "./vector-counters";
+
+export interface Neighbour extends Ranked {
+  /** what ranking reads of the row (committed state: no pending access bumps), when the cache answered */
+  ref?: MemoryRef;
+}
+
+/** Users with fewer rows are searched with a plain exact scan; from this size on with the int8 SIMD kernel. */
+const KERNEL_MIN_ROWS = 2048;
+/** Candidates rescored exactly in the first pass: k + max(MIN_EXTRA_CANDIDATES, k). */
+const MIN_EXTRA_CANDIDATES = 64;
+/**
+ * Spare slots a wallet's arrays start with, as a share of the rows expected (writes during and after
+ * its load use them before the arrays grow), and the factor they grow by, by MIN_GROWTH slots at
+ * least. At ~600 bytes per slot (100-d), a 25% spare held ~150 MB of a 1M-row cache empty, and
+ * doubling a 100k-row wallet's arrays for one insert took ~60 MB at once. Small steps keep a small
+ * wallet's spare slots few (a slot is ~1.1 KB at 512-d): growing a 20-row wallet five times costs less
+ * than holding 12 empty slots.
+ */
+const SPARE_SHARE = 0.05;
+const GROWTH = 1.25;
+const MIN_GROWTH = 4;
+
+/**
+ * A cache's bytes by part. Typed arrays count their allocated length (capacity, not rows); strings
+ * and the few Maps are estimates from measuring Bun 1.x (JSC).
+ */
+export interface CacheBytes {
+  /** unit vectors in 16-bit fixed point and their factors (fixed-point.ts) */
+  vectors: number;
+  /** the WebAssembly memory of the int8 copy (rows, scales, scores scratch) */
+  int8: number;
+  /** rowids, ranking and filter columns */
+  columns: number;
+  /** per-row tag id arrays */
+  tags: number;
+  /** memory ids and created_at strings */
+  strings: number;
+  /** rowid → slot (row-slots.ts) */
+  slotMap: number;
+  /** the keyword inverted index (keyword-index.ts bytes()) */
+  keywords: number;
+  /** interned namespaces, sessions, agents, types and tags */
+  names: number;
+  /** what reads keep until the rows change: list order, list totals, namespace slot lists */
+  derived: number;
+  /** the wallet's JS objects and typed array headers, whatever its rows (measured, see OBJECT_BYTES) */
+  objects: number;
+}
+
+/**
+ * A cached wallet's JS objects and typed array headers with no row (~22 typed arrays at ~100 bytes
+ * each, ~9 small objects): Bun 1.x's heap grew by ~3.6 KB per empty wallet, ~1.4 KB of which is the
+ * arrays' own bytes counted in the other parts (scripts/bench/wallet-cost.ts compares the
+ * accounting with the heap's growth).
+ */
+const OBJECT_BYTES = 2_200;
+
+/**
+ * Bytes a wallet of `rows` rows holds at least once cached: its 16-bit vectors and per-row columns
+ * (its text's keyword postings come on top). A wallet needing more than the whole budget is not loaded.
+ */
+export function leastBytes(dim: number, rows: number): number {
+  return OBJECT_BYTES + rows * (2 * dim + 98);
+}
+
+/** The columns the index mirrors, as read from `memories`. */
+export interface IndexedRow {
+  rowid: number;
+  id: string;
+  user_id: string;
+  embedding: Uint8Array;
+  content: string;
+  namespace: string;
+  session_id: string | null;
+  agent_id: string | null;
+  memory_type: string;
+  pinned: number;
+  importance: number;
+  access_count: number;
+  created_at: string;
+  expires_at: string | null;
+  /** JSON text of metadata.tags when it is an array, else null */
+  tags: string | null;
+  deleted_at: string | null;
+}
+
+export const ROW_COLUMNS = `rowid, id, user_id, embedding, content, namespace, session_id, agent_id, memory_type, pinned, importance, access_count,
+  created_at, expires_at,
+  case when json_type(metadata, '$.tags') = 'array' then json_extract(metadata, '$.tags') end as tags, deleted_at`;
+
+export function asFloats(blob: Uint8Array): Float32Array {
+  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2);
+  return new Float32Array(blob.slice().buffer);
+}
+
+type Column = Float64Array | Int32Array | Int16Array | Uint8Array;
+type ColumnType<T extends Column> = { new (length: number): T; new (buffer: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number };
+
+/**
+ * A column of `length` entries: over a SharedArrayBuffer when `shared` (the scan thread reads it
+ * where the main thread writes it), else a plain typed array (a SharedArrayBuffer costs ~600 bytes
+ * more, ~8 KB for a wallet's 14 columns whatever its rows).
+ */
+function column<T extends Column>(Type: ColumnType<T>, length: number, shared: boolean): T {
+  return shared ? new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT)) : new Type(length);
+}
+
+/** Scratch for one row's unit direction (rows are quantized one at a time, on the main thread). */
+let unitScratch = new Float32Array(0);
+
+/** The vector scaled to unit length (all zeros stays all zeros). */
+export function unit(vector: Float32Array): Float64Array {
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
+  norm = Math.sqrt(norm);
+  const out = new Float64Array(vector.length);
+  if (norm > 0) for (let i = 0; i < vector.length; i++) out[i] = vector[i]! / norm;
+  return out;
+}
+
+/** One user's active rows: unit vectors, their int8 copy (large users), the filter columns and the keyword index. */
+export class UserVectors {
+  readonly keywords: WalletKeywords;
+  size = 0;
+  private capacity: number;
+  private readonly slotOf = new RowSlots(this);
+  /** interned strings (namespace, session, agent, type, tags) → small ints, and back (memory types) */
+  private readonly dict = new InternedNames();
+  /** shared with the scan thread (SharedColumns), like the vectors and the filter columns */
+  private rowids: Float64Array;
+  /** what ranking reads (MemoryRef): memory id and created_at as stored (compact-strings.ts), importance, access count (committed) */
+  private readonly ids: IdColumn;
+  private readonly createdAt = new TimestampColumn();
+  private importance: Float64Array;
+  private accessCount: Float64Array;
+  /** unit vectors in 16-bit fixed point, `dim` per slot, and each row's factor 1/‖x‖ (fixed-point.ts) */
+  private vectors: Int16Array;
+  private factors: Float64Array;
+  private namespace: Int32Array;
+  private session: Int32Array;
+  private agent: Int32Array;
+  private type: Int32Array;
+  private pinned: Uint8Array;
+  /** 1 when the row's embedding has the index's dimension (others are kept for keyword search only) */
+  private hasVector: Uint8Array;
+  private created: Float64Array;
+  private expires: Float64Array;
+  /** the row's tag set number (0: no tags) in tagSets, where rows with the same tags share one entry */
+  private tagSet: Int32Array;
+  private readonly tagSets = new TagSets(this);
+  private quantized: Quantized | null = null;
+  /** slots newest first, for list pages; rebuilt on the first page after any change */
+  private order: Int32Array | null = null;
+  /**
+   * List totals by filter, dropped on any change of the rows: a total counted at `from` holds until
+   * `until`, the first expiry among the rows it counted (an earlier `now`, as a test clock may ask
+   * for, counts again). With it a page reads offset + limit slots instead of all of them.
+   */
+  private totals: Map<string, { total: number; from: number; until: number }> | null = null;
+  /**
+   * No row expires before this instant: a lower bound (exact while `expiryExact`). With it, an
+   * unfiltered search knows every row passes without asking each: the per-row predicate was a
+   * fifth of a keyword search at 100k rows.
+   */
+  private expiryFloor = Infinity;
+  private expiryExact = true;
+  /** rows without a vector of the index's dimension */
+  private vectorless = 0;
+
+  /**
+   * `sharedFrom`: from this capacity on the columns the scan thread reads are in SharedArrayBuffers
+   * (the index offloads searches of wallets with that many rows; smaller ones never reach the thread).
+   */
+  constructor(
+    private readonly dim: number,
+    expected: number,
+    private readonly sharedFrom: number,
+  ) {
+    this.capacity = Math.max(MIN_GROWTH, Math.ceil(expected * (1 + SPARE_SHARE)));
+    const shared = this.shared;
+    this.rowids = column(Float64Array, this.capacity, shared);
+    this.importance = new Float64Array(this.capacity);
+    this.accessCount = new Float64Array(this.capacity);
+    this.vectors = column(Int16Array, this.capacity * dim, shared);
+    this.factors = column(Float64Array, this.capacity, shared);
+    this.namespace = column(Int32Array, this.capacity, shared);
+    this.session = column(Int32Array, this.capacity, shared);
+    this.agent = column(Int32Array, this.capacity, shared);
+    this.type = column(Int32Array, this.capacity, shared);
+    this.pinned = column(Uint8Array, this.capacity, shared);
+    this.hasVector = column(Uint8Array, this.capacity, shared);
+    this.created = column(Float64Array, this.capacity, shared);
+    this.expires = column(Float64Array, this.capacity, shared);
+    this.tagSet = column(Int32Array, this.capacity, shared);
+    this.ids = new IdColumn(this.capacity);
+    this.keywords = new WalletKeywords(this.capacity);
+  }
+
+  /** The rowid at `slot` (RowSlots reads the column through this). */
+  rowidOf(slot: number): number {
+    return this.rowids[slot]!;
+  }
+
+  /** A tag sets array (TagSets), shared as the other columns are. */
+  tagColumn(length: number): Int32Array {
+    return column(Int32Array, length, this.shared);
+  }
+
+  /** Are the scan thread's columns in SharedArrayBuffers (see the constructor)? */
+  private get shared(): boolean {
+    return this.capacity >= this.sharedFrom;
+  }
+
+  /** A load is complete: the keyword lists' spare room goes (the slot arrays keep theirs, for the writes to come). */
+  loaded(): void {
+    this.keywords.trim();
+  }
+
+  /** What the wallet holds, by part (allocated: spare capacity included). */
+  memory(): CacheBytes {
+    const columns = [this.rowids, this.importance, this.accessCount, this.namespace, this.session, this.agent, this.type, this.pinned, this.hasVector, this.created, this.expires];
+    let derived = (this.order?.byteLength ?? 0) + 100 * (this.totals?.size ?? 0);
+    for (const slots of this.spaces?.slots.values() ?? []) derived += 100 + (slots?.byteLength ?? 0);
+    return {
+      vectors: this.vectors.byteLength + this.factors.byteLength,
+      int8: this.quantized?.bytes() ?? 0,
+      columns: columns.reduce((sum, column) => sum + column.byteLength, 0),
+      tags: this.tagSet.byteLength + this.tagSets.bytes(),
+      strings: this.ids.bytes() + this.createdAt.bytes(),
+      slotMap: this.slotOf.bytes(),
+      keywords: this.keywords.bytes(),
+      names: this.dict.bytes(),
+      derived,
+      objects: OBJECT_BYTES,
+    };
+  }
+
+  /** The sum of memory()'s parts: what the cache's budget counts for this wallet. */
+  bytes(): number {
+    const parts = this.memory();
+    let sum = 0;
+    for (const key in parts) sum += parts[key as keyof CacheBytes];
+    return sum;
+  }
+
+  /** Bytes of the per-row arrays' slots beyond the rows (approximate; included in memory()'s parts). */
+  spare(): number {
+    const parts = this.memory();
+    const perRow = parts.vectors + parts.int8 + parts.columns + this.tagSet.byteLength + this.ids.bytes();
+    return Math.round((perRow * (this.capacity - this.size)) / this.capacity);
+  }
+
+  rowidsView(): Float64Array {
+    return this.rowids;
+  }
+
+  has(rowid: number): boolean {
+    return this.slotOf.has(rowid);
+  }
+
+  private intern(value: string): number {
+    return this.dict.intern(value);
+  }
+
+  /** What ranking reads of the row, as committed (the store adds pending access bumps). */
+  refOf(rowid: number): MemoryRef | undefined {
+    const slot = this.slotOf.get(rowid);
+    if (slot === undefined) return undefined;
+    return {
+      id: this.ids.get(slot),
+      created_at: this.createdAt.get(slot, this.created[slot]!),
+      memory_type: this.dict.nameOf(this.type[slot]!) as MemoryRef["memory_type"],
+      pinned: this.pinned[slot] === 1,
+      importance: this.importance[slot]!,
+      access_count: this.accessCount[slot]!,
+    };
+  }
+
+  /** Access bumps committed for the row: `add` to the cached count (this connection wrote them), or `set` it (as read). */
+  access(rowid: number, count: number, how: "add" | "set"): void {
+    const slot = this.slotOf.get(rowid);
+    if (slot !== undefined) this.accessCount[slot] = (how === "add" ? this.accessCount[slot]! : 0) + count;
+  }
+
+  /** Adds or replaces the row (rows whose embedding has another dimension get no vector: keyword search only). */
+  put(row: IndexedRow): void {
+    this.changed();
+    const embedding = asFloats(row.embedding);
+    const vector = embedding.length === this.dim && this.dim > 0;
+    let slot = this.slotOf.get(row.rowid);
+    const replacing = slot !== undefined;
+    if (slot !== undefined) this.forgetBounds(slot);
+    else {
+      if (this.size === this.capacity) this.grow();
+      slot = this.size++;
+      this.rowids[slot] = row.rowid;
+      this.slotOf.add(row.rowid, slot);
+    }
+    this.ids.set(slot, row.id);
+    this.importance[slot] = row.importance;
+    this.accessCount[slot] = row.access_count;
+    const base = slot * this.dim;
+    if (vector) this.factors[slot] = toFixedPoint(embedding, this.vectors, base);
+    else {
+      this.vectors.fill(0, base, base + this.dim);
+      this.factors[slot] = 0;
+    }
+    this.hasVector[slot] = vector ? 1 : 0;
+    if (!vector) this.vectorless++;
+    this.keywords.put(slot, row.content, replacing, this.size);
+    this.namespace[slot] = this.intern(row.namespace);
+    this.session[slot] = row.session_id === null ? -1 : this.intern(row.session_id);
+    this.agent[slot] = row.agent_id === null ? -1 : this.intern(row.agent_id);
+    this.type[slot] = this.intern(row.memory_type);
+    this.pinned[slot] = row.pinned;
+    this.created[slot] = Date.parse(row.created_at);
+    this.createdAt.set(slot, row.created_at, this.created[slot]!);
+    this.expires[slot] = row.expires_at === null ? Infinity : Date.parse(row.expires_at);
+    this.expiryFloor = Math.min(this.expiryFloor, this.expires[slot]!);
+    const tags = row.tags === null ? [] : (JSON.parse(row.tags) as unknown[]);
+    this.tagSet[slot] = tags.length === 0 ? 0 : this.tagSets.numberOf(row.tags!, () => tags.map((t) => this.intern(String(t))));
+    if (this.quantized) this.quantized.set(slot, this.unitOf(slot));
+    else if (this.size >= KERNEL_MIN_ROWS && this.dim > 0) this.quantize();
+  }
+
+  delete(rowid: number): void {
+    const slot = this.slotOf.get(rowid);
+    if (slot === undefined) return;
+    this.changed();
+    this.forgetBounds(slot);
+    this.slotOf.delete(rowid);
+    const last = --this.size;
+    if (slot !== last) {
+      // move the last row into the hole
+      const moved = this.rowids[last]!;
+      this.slotOf.move(moved, slot);
+      this.rowids[slot] = moved;
+      this.ids.move(last, slot);
+      this.createdAt.move(last, slot);
+      this.importance[slot] = this.importance[last]!;
+      this.accessCount[slot] = this.accessCount[last]!;
+      this.vectors.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
+      this.factors[slot] = this.factors[last]!;
+      this.namespace[slot] = this.namespace[last]!;
+      this.session[slot] = this.session[last]!;
+      this.agent[slot] = this.agent[last]!;
+      this.type[slot] = this.type[last]!;
+      this.pinned[slot] = this.pinned[last]!;
+      this.hasVector[slot] = this.hasVector[last]!;
+      this.created[slot] = this.created[last]!;
+      this.expires[slot] = this.expires[last]!;
+      this.tagSet[slot] = this.tagSet[last]!;
+      this.quantized?.move(last, slot);
+    }
+    this.tagSet[last] = 0;
+    this.ids.clear(last);
+    this.createdAt.clear(last);
+    this.keywords.delete(slot, last);
+  }
+
+  /** The row at `slot` is leaving (deleted or replaced): the bounds stop counting it. */
+  private forgetBounds(slot: number): void {
+    if (this.hasVector[slot] === 0) this.vectorless--;
+    if (this.expires[slot] === this.expiryFloor) this.expiryExact = false;
+  }
+
+  /** True when no row has expired at `now`. */
+  private noneExpired(now: number): boolean {
+    if (now < this.expiryFloor) return true;
+    if (!this.expiryExact) {
+      let floor = Infinity;
+      for (let slot = 0; slot < this.size; slot++) floor = Math.min(floor, this.expires[slot]!);
+      this.expiryFloor = floor;
+      this.expiryExact = true;
+    }
+    return now < this.expiryFloor;
+  }
+
+  private grow(): void {
+    const wasShared = this.shared;
+    const capacity = Math.max(this.capacity + MIN_GROWTH, Math.ceil(this.capacity * GROWTH));
+    this.capacity = capacity;
+    const shared = this.shared;
+    const widen = <T extends Column>(old: T, Type: ColumnType<T>, isShared: boolean, per = 1): T => {
+      // a scan thread reading the old arrays meanwhile reads them whole; its answer is dropped (version)
+      const next = column(Type, capacity * per, isShared);
+      next.set(old);
+      return next;
+    };
+    this.rowids = widen(this.rowids, Float64Array, shared);
+    this.importance = widen(this.importance, Float64Array, false);
+    this.accessCount = widen(this.accessCount, Float64Array, false);
+    this.vectors = widen(this.vectors, Int16Array, shared, this.dim);
+    this.factors = widen(this.factors, Float64Array, shared);
+    this.namespace = widen(this.namespace, Int32Array, shared);
+    this.session = widen(this.session, Int32Array, shared);
+    this.agent = widen(this.agent, Int32Array, shared);
+    this.type = widen(this.type, Int32Array, shared);
+    this.pinned = widen(this.pinned, Uint8Array, shared);
+    this.hasVector = widen(this.hasVector, Uint8Array, shared);
+    this.created = widen(this.created, Float64Array, shared);
+    this.expires = widen(this.expires, Float64Array, shared);
+    this.tagSet = widen(this.tagSet, Int32Array, shared);
+    if (shared && !wasShared) this.tagSets.reallocate();
+    this.ids.reserve(capacity);
+    this.quantized?.reserve(capacity, this.size);
+    this.keywords.reserve(capacity);
+  }
+
+  private quantize(): void {
+    this.quantized = new Quantized(kernelFor(Math.ceil(this.dim / 8) * 8), this.dim, this.capacity);
+    for (let slot = 0; slot < this.size; slot++) this.quantized.set(slot, this.unitOf(slot));
+  }
+
+  /** The row's unit direction as the fixed-point form holds it (in a scratch array: use before the next call). */
+  private unitOf(slot: number): Float32Array {
+    if (unitScratch.length !== this.dim) unitScratch = new Float32Array(this.dim);
+    return fixedPointUnit(this.vectors, slot * this.dim, this.factors[slot]!, unitScratch);
+  }
+
+  /** Counts changes of the rows (a search's memo of its match count holds within one version). */
+  version = 0;
+
+  private changed(): void {
+    this.version++;
+    this.order = null;
+    this.totals = null;
+  }
+
+  /**
+   * Rows offset…offset+limit of the accepted rows newest first, and their number. The order is
+   * sorted once per change of the user's rows (10k rows: ~2 ms) and the total counted once per
+   * change and filter (a pass over the slots), so a page reads only the slots up to its end: what
+   * replaces SQL's count and sort of every page.
+   */
+  page(filter: MemoryFilter, now: number, offset: number, limit: number): { rowids: number[]; total: number } {
+    const accept = this.accepting(filter, now, false);
+    if (!accept) return { rowids: [], total: 0 };
+    const order = this.sorted();
+    const key = JSON.stringify(filter);
+    const known = this.totals?.get(key);
+    const counted = known && now >= known.from && now < known.until ? known : null;
+    const rowids: number[] = [];
+    let seen = 0;
+    let until = Infinity;
+    for (let i = 0; i < order.length; i++) {
+      if (counted && rowids.length === limit) break;
+      const slot = order[i]!;
+      if (accept !== true && !accept(slot)) continue;
+      if (seen >= offset && rowids.length < limit) rowids.push(this.rowids[slot]!);
+      seen++;
+      until = Math.min(until, this.expires[slot]!);
+    }
+    if (counted) return { rowids, total: counted.total };
+    if (!this.totals || this.totals.size >= 64) this.totals = new Map(); // a bound for wallets listed with many filters
+    this.totals.set(key, { total: seen, from: now, until });
+    return { rowids, total: seen };
+  }
+
+  private sorted(): Int32Array {
+    if (this.order && this.order.length === this.size) return this.order;
+    const order = new Int32Array(this.size);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+    const created = this.created;
+    const rowids = this.rowids;
+    order.sort((a, b) => created[b]! - created[a]! || rowids[b]! - rowids[a]!);
+    return (this.order = order);
+  }
+
+  /**
+   * The row filter as a predicate over slots, `true` when every row passes, or null when no row can
+   * match; `vectors`: rows without a vector never match.
+   */
+  accepting(filter: MemoryFilter, now: number, vectors: boolean): SlotFilter | null {
+    const ids = this.filterIds(filter, now, vectors);
+    if (!ids) return null;
+    return this.passesAll(ids) ? true : slotFilter(ids, this.sharedColumns());
+  }
+
+  /** The filter in this wallet's interned ids; null when it can match no row (a value no row has). */
+  private filterIds(filter: MemoryFilter, now: number, vectors: boolean): FilterIds | null {
+    // text columns come back from SQLite as UTF-8 (a lone surrogate became U+FFFD), and SQL compares
+    // the filter's UTF-8 form: compare the same form here
+    const id = (value: string | undefined) => (value === undefined ? -1 : (this.dict.idOf(value.toWellFormed()) ?? -2));
+    const namespace = id(filter.namespace);
+    const session = id(filter.session_id);
+    const agent = id(filter.agent_id);
+    const type = id(filter.memory_type);
+    if (namespace === -2 || session === -2 || agent === -2 || type === -2) return null;
+    let tags: Set<number> | null = null;
+    if (filter.tags?.length) {
+      tags = new Set(filter.tags.flatMap((tag) => this.dict.idOf(tag) ?? []));
+      if (tags.size === 0) return null;
+    }
+    const pinned = filter.pinned === undefined ? -1 : filter.pinned ? 1 : 0;
+    const after = filter.created_after === undefined ? -Infinity : Date.parse(filter.created_after);
+    const before = filter.created_before === undefined ? Infinity : Date.parse(filter.created_before);
+    return { namespace, session, agent, type, pinned, after, before, tags, vectors, now };
+  }
+
+  /** Every row passes: no filter, and no row expired or (for vector search) without a vector. */
+  private passesAll(f: FilterIds): boolean {
+    const unfiltered = f.namespace === -1 && f.session === -1 && f.agent === -1 && f.type === -1 && f.tags === null && f.pinned === -1 && f.after === -Infinity && f.before === Infinity;
+    return unfiltered && (!f.vectors || this.vectorless === 0) && this.noneExpired(f.now);
+  }
+
+  /** The columns the scan thread reads (as they are now: they are new arrays after they grow). */
+  private sharedColumns(): SharedColumns {
+    const { vectors, factors, rowids, namespace, session, agent, type, pinned, created, expires, hasVector, tagSet } = this;
+    const { starts: tagStarts, list: tagList } = this.tagSets;
+    return { vectors, factors, rowids, namespace, session, agent, type, pinned, created, expires, hasVector, tagSet, tagStarts, tagList };
+  }
+
+  /** Cosine of the unit `query` with the row's vector; undefined when the row has none. */
+  similarity(query: Float64Array, rowid: number): number | undefined {
+    const slot = this.slotOf.get(rowid);
+    return slot !== undefined && this.hasVector[slot] === 1 ? this.exact(query, slot) : undefined;
+  }
+
+  private exact(query: Float64Array, slot: number): number {
+    return fixedPointCosine(query, this.vectors, slot * this.dim, this.factors[slot]!);
+  }
+
+  nearest(vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] {
+    const accept = this.accepting(filter, now, true);
+    if (!accept || this.size === 0) return [];
+    const query = unit(vector);
+    const n = this.size;
+    if (query.every((x) => x === 0)) return this.anyK(accept, k);
+    const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
+    const subset = min > -Infinity && this.quantized ? this.namespaceSlots(filter) : null;
+    if (subset) {
+      vectorIndexCounters.namespaceScans++;
+      const scan = this.quantized!.scanSlots(query, subset);
+      const close = this.within(query, scan.scores, accept, min, scan.unitScale, scan.bound, want, subset);
+      if (close) return close.slice(0, k);
+    }
+    // First-pass scores (approximate when quantized) and their worst-case error, in cosine units.
+    let approx: Float32Array;
+    let unitScale = 1;
+    // Unquantized first-pass scores are exact but stored as f32: rounding is the only error, and a
+    // nonzero bound sends rows tied with the k-th to the second pass, so ties resolve by rowid.
+    let bound = ROUNDING_SLACK;
+    if (this.quantized) {
+      const scan = this.quantized.scan(query, n);
+      approx = scan.scores;
+      unitScale = scan.unitScale;
+      bound = scan.bound;
+    } else {
+      approx = new Float32Array(n);
+      for (let slot = 0; slot < n; slot++) approx[slot] = this.exact(query, slot);
+    }
+    const close = min > -Infinity && !subset ? this.within(query, approx, accept, min, unitScale, bound, want) : null;
+    if (close) return close.slice(0, k);
+    const { found, secondPass } = exactTopK(approx, n, k, want, accept, unitScale, bound, this.rowsFor(query));
+    if (secondPass) vectorIndexCounters.secondPasses++;
+    return found;
+  }
+
+  /**
+   * `nearest` (without a minimum) run by the scan thread, the filter included (slot-filter.ts over
+   * the shared columns), while the main thread serves other requests. The answer is `nearest`'s: the
+   * search runs here instead when the rows changed while the thread searched them (the wallet's
+   * version moved), when the thread is unavailable, and for a zero query or a filter no row matches.
+   */
+  async nearestOffloaded(vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<Neighbour[]> {
+    const quantized = this.quantized;
+    const query = unit(vector);
+    const here = () => this.withRefs(this.nearest(vector, filter, k, now));
+    const ids = this.filterIds(filter, now, true);
+    // columns not yet in SharedArrayBuffers would reach the thread as copies, stale after the next write
+    if (!quantized || !ids || !this.shared || query.every((x) => x === 0)) return here();
+    const n = this.size;
+    const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
+    const version = this.version;
+    const scan = await quantized.searchElsewhere({ unit: query, n, k, want, filter: this.passesAll(ids) ? null : ids, columns: this.sharedColumns() });
+    if (!scan) return here();
+    vectorIndexCounters.offloadedScans++;
+    if (this.version !== version) {
+      vectorIndexCounters.offloadDiscards++;
+      return here();
+    }
+    if (scan.secondPass) vectorIndexCounters.secondPasses++;
+    // nothing awaits from here on: the refs are read from the rows the thread searched
+    return this.withRefs(Array.from(scan.rowids, (rowid, i) => ({ rowid, distance: scan.distances[i]! })));
+  }
+
+  /** Sets each neighbour's ref (what ranking reads of its row) from this cache. */
+  withRefs(found: Neighbour[]): Neighbour[] {
+    for (const neighbour of found) neighbour.ref = this.refOf(neighbour.rowid);
+    return found;
+  }
+
+  /**
+   * Every accepted row whose exact cosine may reach `min` (its first-pass score is within the bound
+   * of it), rescored, nearest first; null when more than `limit` rows may (a low minimum: the top-k
+   * passes above are cheaper then). Dedup asks for neighbours at cosine ≥ 0.95, which few rows
+   * reach: this skips the heap and the rescoring of `want` candidates that the top-k search needs.
+   *
+   * The rows left out all score below min − ROUNDING_SLACK exactly, and every row kept is ranked
+   * above them, so each row at or above min has the same rank here as in the full top k.
+   */
+  private within(
+    query: Float64Array,
+    approx: Float32Array,
+    accept: SlotFilter,
+    min: number,
+    unitScale: number,
+    bound: number,
+    limit: number,
+    /** the slot of each score when only some rows were scored (namespaceSlots) */
+    scored?: Int32Array,
+  ): Neighbour[] | null {
+    const floor = (min - bound - ROUNDING_SLACK) * unitScale;
+    const slots: number[] = [];
+    for (let i = 0; i < approx.length; i++) {
+      const slot = scored ? scored[i]! : i;
+      if (approx[i]! < floor || (accept !== true && !accept(slot))) continue;
+      if (slots.length === limit) return null;
+      slots.push(slot);
+    }
+    vectorIndexCounters.withinMinimum++;
+    return this.rescore(query, slots);
+  }
+
+  /**
+   * The slots of the filter's namespace, when it holds at most half the rows: a search with a
+   * minimum then scores only those (the rows of other namespaces can never be accepted). Listed
+   * once per version of the rows and namespace (a pass over the namespace column).
+   */
+  private namespaceSlots(filter: MemoryFilter): Int32Array | null {
+    if (filter.namespace === undefined) return null;
+    const id = this.dict.idOf(filter.namespace.toWellFormed());
+    if (id === undefined) return null;
+    if (this.spaces?.version !== this.version) this.spaces = { version: this.version, slots: new Map() };
+    let slots = this.spaces.slots.get(id);
+    if (slots === undefined) {
+      const list: number[] = [];
+      for (let slot = 0; slot < this.size; slot++) if (this.namespace[slot] === id) list.push(slot);
+      slots = list.length <= this.size / 2 ? Int32Array.from(list) : null;
+      this.spaces.slots.set(id, slots);
+    }
+    return slots;
+  }
+
+  /** namespaceSlots' lists (null: too many rows to be worth it), valid for one version of the rows */
+  private spaces: { version: number; slots: Map<number, Int32Array | null> } | null = null;
+
+  /** A zero query is equally far from everything: the k accepted rows with the lowest rowids. */
+  private anyK(accept: SlotFilter, k: number): Neighbour[] {
+    const heap = new Int32Array(k);
+    const heapScore = new Float64Array(k);
+    let size = 0;
+    for (let slot = 0; slot < this.size; slot++) {
+      if (accept !== true && !accept(slot)) continue;
+      const s = -this.rowids[slot]!;
+      if (size < k) siftUp(heap, heapScore, size++, slot, s);
+      else if (s > heapScore[0]!) siftDown(heap, heapScore, size, slot, s);
+    }
+    return Array.from(heap.subarray(0, size), (slot) => ({ rowid: this.rowids[slot]!, distance: 1 })).sort(byDistance);
+  }
+
+  private rescore(query: Float64Array, slots: ArrayLike<number>): Neighbour[] {
+    return rescore(this.rowsFor(query), slots);
+  }
+
+  /** The rows as exactTopK ranks them against the unit query. */
+  private rowsFor(query: Float64Array): RankedRows {
+    return { cosine: (slot) => this.exact(query, slot), rowid: (slot) => this.rowids[slot]! };
+  }
+}
