@@ -11,15 +11,17 @@ ARG BUN_VERSION=1.4.5
 FROM oven/bun:${BUN_VERSION} AS build
 WORKDIR /app
 COPY package.json bun.lock bunfig.toml ./
-# Behind a TLS-intercepting proxy, pass its CA: --secret id=ca,src=/path/to/ca.pem (README: Containers).
+# Behind a TLS-intercepting proxy, pass its CA: --secret id=ca,src=/path/to/ca.pem (docs/deployment.md).
 RUN --mount=type=secret,id=ca,required=false \
     if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi \
  && bun install --frozen-lockfile
 COPY tsconfig.json ./
 COPY src ./src
 COPY scripts ./scripts
-# From the installed GloVe package, no network: a container is ready in about a second.
-RUN bun scripts/build-model.ts --cache-dir /app/.cache/models
+# Both built-in models, from their installed weight packages, no network: a container is ready in
+# about a second, and EMBEDDING_MODEL=glove-sif-100d needs no build either (13 + 40 MB of models).
+RUN bun scripts/build-model.ts --model use-lite-128d --cache-dir /app/.cache/models \
+ && bun scripts/build-model.ts --model glove-sif-100d --cache-dir /app/.cache/models
 
 FROM oven/bun:${BUN_VERSION} AS deps
 # Set by BuildKit and Podman (amd64, arm64); the prune script falls back to the build machine's arch.
@@ -51,7 +53,7 @@ VOLUME ["/data"]
 EXPOSE 8787
 USER bun
 
-# /health is 503 while the store is unreachable (README: Health checks), so this fails then too.
+# /health is 503 while the store is unreachable (docs/deployment.md: Health checks), so this fails then too.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["bun", "-e", "fetch(`http://127.0.0.1:${process.env.PORT ?? 8787}/health`).then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 

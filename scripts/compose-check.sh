@@ -4,13 +4,14 @@
 #   scripts/compose-check.sh            (from anywhere; it works in the repository root)
 # Checks: the file validates; `up -d --build` on the default Redis image brings every service to
 # healthy; /health answers 200 through the published port; a signed store + recall round trip
-# through it; the memory survives `restart` and `down` + `up` (volumes kept); `--scale engram=N`
+# through it; /metrics answers the request counters with METRICS_TOKEN (401 without it) through the
+# proxy; the memory survives `restart` and `down` + `up` (volumes kept); `--scale engram=N`
 # (SCALE, default 2) starts without a host-port clash, a session token made on one replica works
 # on another and a memory stored on one is recalled on the other, the proxy spreads requests over
 # every replica and keeps answering when scaled back to 1; while Redis loads a large dataset
 # (LOADING) its health check fails and engram's /health is 503, and both recover with the data
 # kept. Prints a PASS/FAIL table, removes the project with its volumes, exits 1 if a check failed
-# (2 when it cannot start). It cannot run in CI here (no image registry): README › Containers.
+# (2 when it cannot start). It cannot run in CI here (no image registry): docs/deployment.md.
 #
 # Environment (all optional):
 #   COMPOSE          the compose command (default: `docker compose` if it answers, else docker-compose)
@@ -27,7 +28,7 @@
 #   LOADING_KEYS     keys written for the LOADING check (default 6000000, several seconds of loading on
 #                    2 cores; 0 skips the check)
 #   SKIP_BUILD=1     `up -d` without --build: ENGRAM_IMAGE must exist (e.g. behind a TLS-intercepting
-#                    proxy, build it first with the CA as a build secret: README › Containers)
+#                    proxy, build it first with the CA as a build secret: docs/deployment.md)
 set -u
 
 cd "$(dirname "$0")/.." || exit 2
@@ -38,6 +39,8 @@ READY_TIMEOUT=${READY_TIMEOUT:-180}
 BUILD_TIMEOUT=${BUILD_TIMEOUT:-1500}
 LOADING_KEYS=${LOADING_KEYS:-6000000}
 export ENGRAM_IMAGE=${ENGRAM_IMAGE:-engram:compose-check}
+# /metrics answers only loopback clients without a token; behind the proxy it needs one
+export METRICS_TOKEN=${METRICS_TOKEN:-compose-check-$$-$(date +%s)-metrics}
 CHECK_NAME=compose-check
 # shellcheck source=scripts/check-report.sh
 . "$(dirname "$0")/check-report.sh"
@@ -161,7 +164,7 @@ else
   hint="see the log above"
   [ "$rc" = 124 ] && hint="timed out after ${BUILD_TIMEOUT} s: raise BUILD_TIMEOUT"
   grep -qiE "pull|manifest unknown|no such image|not found" "$WORK/up.log" && hint="an image could not be pulled: check registry access, or load/tag equivalent images locally"
-  grep -q SELF_SIGNED_CERT_IN_CHAIN "$WORK/up.log" && hint="TLS proxy: build the image first with the CA as a build secret (README: Containers), then SKIP_BUILD=1"
+  grep -q SELF_SIGNED_CERT_IN_CHAIN "$WORK/up.log" && hint="TLS proxy: build the image first with the CA as a build secret (docs/deployment.md: The image), then SKIP_BUILD=1"
   record FAIL "up -d" "exit $rc; $hint"
 fi
 
@@ -176,6 +179,7 @@ if [ "$FAILED" = 0 ]; then
   [ -n "$proxy_id" ] && record INFO "proxy" "$(E 30 exec "$proxy_id" haproxy -v 2>/dev/null | head -1)"
   health_url "health via the proxy"
   roundtrip "store + recall" store
+  if out=$($RT metrics "$URL" "$METRICS_TOKEN" 2>&1); then record PASS "metrics via the proxy" "$out"; else record FAIL "metrics via the proxy" "$out"; fi
 
   progress "restart: $COMPOSE restart"
   if C 300 restart >/dev/null 2>&1 && services_healthy "healthy after restart" 1 && health_url "health after restart"; then

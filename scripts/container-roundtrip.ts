@@ -6,6 +6,7 @@
  *   bun scripts/container-roundtrip.ts store  <url> <state.json>    signed store, then recall it
  *   bun scripts/container-roundtrip.ts recall <url> <state.json>    the stored memory is still there
  *   bun scripts/container-roundtrip.ts replicas <urlA> <urlB>       a session made on A works on B, and back
+ *   bun scripts/container-roundtrip.ts metrics <url> <token>        GET /metrics: 401 without the token, the counters with it
  *
  * `store` makes a fresh wallet, stores one memory and recalls it, and writes the key, the id and the
  * content to state.json; `recall` signs with the same key and checks the memory by id (GET) and by
@@ -124,6 +125,17 @@ switch (mode) {
   case "recall": {
     if (!url || !arg) break;
     console.log(await recallCheck((await Bun.file(arg).json()) as State));
+    process.exit(0);
+  }
+  case "metrics": {
+    if (!url || !arg) break;
+    const refused = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(15_000) });
+    if (refused.status !== 401) fail(`GET /metrics without the token: ${refused.status}, expected 401`);
+    const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${arg}` }, signal: AbortSignal.timeout(15_000) });
+    const text = await res.text();
+    const requests = text.split("\n").filter((line) => line.startsWith("engram_http_requests_total{"));
+    if (res.status !== 200 || requests.length === 0) fail(`GET /metrics with the token: ${res.status} ${text.slice(0, 160)}`);
+    console.log(`401 without the token; with it ${requests.length} request series, e.g. ${requests[0]}`);
     process.exit(0);
   }
   case "replicas": {

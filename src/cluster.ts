@@ -1,8 +1,9 @@
 import type { Subprocess } from "bun";
 import { withSessionSecret, type Settings } from "./config";
 import { openStore } from "./store/open-store";
-import { startEmbedder } from "./embed/embedder";
+import { embedderOptions, startEmbedder } from "./embed/embedder";
 import { log } from "./log";
+import { supervisorMetrics } from "./metrics/cluster";
 
 /** Set in the environment of each worker process; its value is the worker's number. */
 export const WORKER_ENV = "ENGRAM_WORKER";
@@ -29,12 +30,15 @@ export async function runCluster(config: Settings): Promise<void> {
   let stopping = false;
   const workers = new Map<number, Subprocess>();
   const restarts: number[] = [];
+  // A scrape of /metrics reaches one worker; it asks here for every worker's metrics (src/metrics/cluster.ts).
+  const ipc = supervisorMetrics(() => [...workers.values()]);
 
   const start = (index: number) => {
     const child = Bun.spawn([process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
       env: { ...process.env, [WORKER_ENV]: String(index) },
       stdout: "inherit",
       stderr: "inherit",
+      ipc,
     });
     workers.set(index, child);
     void child.exited.then((code) => {
@@ -69,7 +73,7 @@ export async function runCluster(config: Settings): Promise<void> {
 /** Runs the store's migrations, settles the session key and binds the embedding model (building it on first run), then closes both. */
 async function prepareStore(config: Settings): Promise<void> {
   const store = await openStore(config);
-  const embedder = await startEmbedder({ model: config.EMBEDDING_MODEL, cacheDir: config.MODEL_CACHE_DIR });
+  const embedder = await startEmbedder(embedderOptions(config));
   try {
     await withSessionSecret(config, store);
     await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });

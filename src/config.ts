@@ -3,8 +3,10 @@ import { Value } from "@sinclair/typebox/value";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { LOG_LEVELS } from "./log";
+import { LOG_FORMATS, LOG_LEVELS } from "./log";
+import { DEFAULT_EMBEDDING_MODEL } from "./embed/model-ids";
 import type { MemoryStore } from "./domain/store-port";
+import { OPENAI_PREFIX, openaiModelName } from "./embed/openai-spec";
 
 /** A USDC amount with at most 6 decimals (USDC's precision), e.g. `0.005`. */
 const UsdcPrice = t.String({ pattern: "^\\d{1,9}(\\.\\d{1,6})?$" });
@@ -21,7 +23,11 @@ const EnvSchema = t.Object({
   STORE: t.Union([t.Literal("sqlite"), t.Literal("redis")], { default: "sqlite" }),
   REDIS_URL: t.String({ pattern: "^rediss?://", default: "redis://127.0.0.1:6379" }),
   JWT_SECRET: t.Optional(t.String({ minLength: 32 })),
-  EMBEDDING_MODEL: t.String({ minLength: 1, default: "glove-sif-100d" }),
+  EMBEDDING_MODEL: t.String({ minLength: 1, default: DEFAULT_EMBEDDING_MODEL }),
+  /** The OpenAI-compatible server of an `openai:<model>` EMBEDDING_MODEL ("/embeddings" is appended). */
+  EMBEDDING_BASE_URL: t.Optional(t.String({ pattern: "^https?://[^\\s]+$" })),
+  /** Sent as `Authorization: Bearer …` to EMBEDDING_BASE_URL when set. */
+  EMBEDDING_API_KEY: t.Optional(t.String({ minLength: 1 })),
   MODEL_CACHE_DIR: t.String({ minLength: 1, default: "./.cache/models" }),
   FREE_TIER_CALLS: t.Integer({ minimum: 0, default: 100 }),
   AUTH_MESSAGE_PREFIX: t.String({ minLength: 1, default: "service-auth" }),
@@ -41,6 +47,10 @@ const EnvSchema = t.Object({
   /** Requests per minute per wallet on /v1 (429 RATE_LIMITED with Retry-After beyond it); 0 = no limit. */
   RATE_LIMIT_PER_MINUTE: t.Integer({ minimum: 0, default: 0 }),
   LOG_LEVEL: t.Union(LOG_LEVELS.map((level) => t.Literal(level)), { default: "info" }),
+  /** text (as written) or json (one JSON object per line, every request at info: src/log.ts, src/http/request-log.ts). */
+  LOG_FORMAT: t.Union(LOG_FORMATS.map((format) => t.Literal(format)), { default: "text" }),
+  /** Bearer token GET /metrics requires; unset, /metrics answers loopback clients only (src/http/routes/metrics.ts). */
+  METRICS_TOKEN: t.Optional(t.String({ minLength: 16 })),
   /** Service processes sharing the port (src/cluster.ts); 1 = this process serves. */
   WORKERS: t.Integer({ minimum: 1, maximum: 64, default: 1 }),
   /** MiB the embedded engine's per-wallet cache may hold in each process (least recently used wallets are dropped beyond it). */
@@ -75,11 +85,24 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const env = Value.Default(EnvSchema, pickKnown(source)) as Env;
   const problems = [...Value.Errors(EnvSchema, env)].map((e) => `${e.path.slice(1)}=${JSON.stringify(e.value)}: ${e.message}`);
   if (env.LLM_BASE_URL && !env.LLM_MODEL) problems.push("LLM_MODEL: required when LLM_BASE_URL is set");
+  problems.push(...embeddingProblems(env));
   problems.push(...paymentProblems(env));
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   const dataDir = resolve(env.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   return { ...env, DATA_DIR: dataDir, MODEL_CACHE_DIR: resolve(env.MODEL_CACHE_DIR) };
+}
+
+/** An `openai:<model>` EMBEDDING_MODEL names a model and needs the server that serves it. */
+function embeddingProblems(env: Env): string[] {
+  const model = openaiModelName(env.EMBEDDING_MODEL);
+  if (model === undefined) return [];
+  const problems: string[] = [];
+  if (model === "") problems.push(`EMBEDDING_MODEL=${JSON.stringify(env.EMBEDDING_MODEL)}: name the model after "${OPENAI_PREFIX}", e.g. ${OPENAI_PREFIX}nomic-embed-text`);
+  if (!env.EMBEDDING_BASE_URL) {
+    problems.push(`EMBEDDING_BASE_URL: required when EMBEDDING_MODEL is ${OPENAI_PREFIX}<model> (the OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1)`);
+  }
+  return problems;
 }
 
 /** PAYMENTS=on needs somewhere to send the money and a facilitator to verify and settle it. */

@@ -1,10 +1,11 @@
 import { ConfigError, loadConfig, withSessionSecret, type Config, type Settings } from "./config";
 import { openStore } from "./store/open-store";
-import { startEmbedder } from "./embed/embedder";
+import { embedderOptions, startEmbedder } from "./embed/embedder";
 import { buildDeps } from "./http/deps";
 import { createApp } from "./http/app";
 import { runCluster, WORKER_ENV } from "./cluster";
-import { log, setLogLevel } from "./log";
+import { log, setLogFormat, setLogLevel } from "./log";
+import { answerSupervisor } from "./metrics/cluster";
 
 /**
  * Opens the store, settles the session key (JWT_SECRET or the store's), starts the embedding worker,
@@ -13,7 +14,7 @@ import { log, setLogLevel } from "./log";
 export async function startServer(settings: Settings) {
   const started = performance.now();
   const store = await openStore(settings);
-  const embedder = await startEmbedder({ model: settings.EMBEDDING_MODEL, cacheDir: settings.MODEL_CACHE_DIR });
+  const embedder = await startEmbedder(embedderOptions(settings));
   let config: Config;
   try {
     config = await withSessionSecret(settings, store);
@@ -39,7 +40,9 @@ export async function main(): Promise<void> {
   try {
     const config = loadConfig();
     setLogLevel(config.LOG_LEVEL);
+    setLogFormat(config.LOG_FORMAT);
     if (config.WORKERS > 1 && !process.env[WORKER_ENV]) return await runCluster(config);
+    if (process.env[WORKER_ENV]) answerSupervisor();
     const server = await startServer(config);
     let stopping = false; // Ctrl-C reaches a cluster's workers twice: from the terminal and from the supervisor
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -51,8 +54,8 @@ export async function main(): Promise<void> {
       });
     }
   } catch (error) {
-    console.error(`[engram] cannot start: ${error instanceof Error ? error.message : error}`);
-    if (!(error instanceof ConfigError)) console.error("[engram] see README.md#configuration");
+    log.error(`[engram] cannot start: ${error instanceof Error ? error.message : error}`);
+    if (!(error instanceof ConfigError)) log.error("[engram] see docs/configuration.md");
     process.exit(1);
   }
 }

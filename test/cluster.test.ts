@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { MODEL_CACHE_DIR, sendJson, TestWallet } from "./helpers/harness";
+import { scrape, value } from "./helpers/scrape";
 
 const ROOT = resolve(import.meta.dir, "..");
 let dataDir: string;
@@ -62,8 +63,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  const workers = supervisor ? workerPids() : []; // before the supervisor goes: then they are no longer its children
   if (supervisor && supervisor.exitCode === null) supervisor.kill("SIGKILL");
-  for (const pid of supervisor ? workerPids() : []) process.kill(pid, "SIGKILL");
+  for (const pid of workers) process.kill(pid, "SIGKILL");
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -123,6 +125,18 @@ describe("WORKERS=2: two processes on one port", () => {
       const res = await sendJson(fetch, `${url}/v1/free-tier/status`, "GET", undefined, { authorization: `Bearer ${session.body.token}`, connection: "close" });
       expect(res.status).toBe(200);
     }
+  });
+
+  test("/metrics sums both workers, whichever answers the scrape", async () => {
+    const requests = 24;
+    for (let i = 0; i < requests; i++) expect((await fetch(`${url}/v1/free-tier/info`, { headers: { connection: "close" } })).status).toBe(200);
+    const counted: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const metrics = await scrape(url, { connection: "close" });
+      counted.push(value(metrics, "engram_http_requests_total", { route: "/v1/free-tier/info", status: "200" }));
+      expect(value(metrics, "engram_process_resident_memory_bytes")).toBeGreaterThan(0);
+    }
+    expect(counted).toEqual(counted.map(() => requests));
   });
 
   test("a worker that dies is replaced; the service keeps answering meanwhile", async () => {

@@ -171,7 +171,7 @@ describe("glove-sif-100d embedder", () => {
     const missing = join(tmpdir(), "engram-no-such-model");
     const attempt = startEmbedder({ model: missing, cacheDir: CACHE_DIR });
     await expect(attempt).rejects.toThrow(/could not load embedding model/);
-    await expect(attempt).rejects.toThrow(/bun scripts\/build-model\.ts/);
+    await expect(attempt).rejects.toThrow(/bun run build-model/);
     await expect(attempt).rejects.toThrow(/EMBEDDING_MODEL/);
   });
 });

@@ -129,6 +129,14 @@ describe.skipIf(!available)("memory explorer in headless Chromium", () => {
     await page.locator("#search-title").waitFor();
   });
 
+  test("the graph opens on every namespace: the memories of `demo` are drawn with no namespace given", async () => {
+    await page.goto(`${service.url}/explorer#/graph`);
+    await page.locator("#graph[data-nodes]").waitFor();
+    expect(await page.locator("#graph").getAttribute("data-nodes")).toBe("5");
+    expect(await page.locator("#graph-count").textContent()).toBe("5 memories, 5 relations");
+    expect(await page.getByLabel("Namespace").inputValue()).toBe("");
+  });
+
   test("the graph of a namespace draws every memory and relation with cytoscape; clicking a node opens it", async () => {
     await page.goto(`${service.url}/explorer#/graph?namespace=demo`);
     await page.locator("#graph canvas").first().waitFor();

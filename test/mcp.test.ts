@@ -133,7 +133,9 @@ describe("MCP over Streamable HTTP", () => {
     const graph = await ok(a, "graph", { memory_id: alice, depth: 1 });
     expect(graph.nodes.map((n: { id: string }) => n.id).sort()).toEqual([alice, ships].sort());
     expect(graph.edges).toHaveLength(1);
-    expect((await failed(a, "graph", {})).code).toBe("VALIDATION_ERROR");
+    // neither memory_id nor namespace: every namespace
+    const all = await ok(a, "graph", { depth: 1 });
+    expect(all.nodes.map((n: { id: string }) => n.id)).toEqual(expect.arrayContaining([alice, ships]));
 
     const bulk = await ok(a, "bulk_delete", { ids: [bob, "00000000-0000-4000-8000-000000000000"] });
     expect(bulk).toMatchObject({ deleted: 1, errors: ["00000000-0000-4000-8000-000000000000"] });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { wrapFetchWithPayment, x402Client, x402HTTPClient } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
@@ -7,6 +7,7 @@ import { Client, sqliteEngine, startService, TestWallet, type Fetch, type TestSe
 import { TestFacilitator } from "./helpers/facilitator";
 import { ConfigError, loadConfig } from "../src/config";
 import { ReplayGuard } from "../src/billing/replay-guard";
+import { scrape, value } from "./helpers/scrape";
 
 /**
  * Paying per call with x402 after the free tier, end to end: the official client
@@ -114,7 +115,8 @@ describe("402 answer after the free tier", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
 
     const url = `${service.url}/v1/store`;
-    expect(res.body).toMatchObject({ x402Version: 1, error: "payment_required" });
+    // one body for both readers: x402 v1 (x402Version, accepts) and the service's nested error (the SDKs)
+    expect(res.body).toMatchObject({ x402Version: 1, error: { code: "PAYMENT_REQUIRED", message: res.body.message, details: { reason: "payment_required" } } });
     expect(res.body.message).toContain("free calls");
     expect(res.body.accepts).toEqual([
       {
@@ -137,6 +139,19 @@ describe("402 answer after the free tier", () => {
       { scheme: "exact", network: "eip155:84532", amount: "5000", asset: BASE_SEPOLIA_USDC, payTo: PAY_TO, maxTimeoutSeconds: 300, extra: { name: "USDC", version: "2" } },
     ]);
     expect(await count(client, namespace)).toBe(FREE_CALLS);
+  });
+
+  test("the 402 body reads as x402 v1 payment requirements and as the service's nested error", async () => {
+    const client = new Client(service);
+    await exhaustFreeTier(client, ns("readers"));
+    const res = await client.post("/v1/recall", { query: "anything" });
+    expect(res.status).toBe(402);
+    // the official x402 client, with no PAYMENT-REQUIRED header to read first: the v1 body
+    const v1 = new x402HTTPClient(x402For(new TestWallet())).getPaymentRequiredResponse(() => null, res.body);
+    expect(v1).toMatchObject({ x402Version: 1, accepts: [{ scheme: "exact", network: "base-sepolia", maxAmountRequired: "5000" }] });
+    // what the MemoClaw SDKs read of every error body: error.code, error.message, error.details
+    const { code, message, details } = res.body.error;
+    expect([code, typeof message, details.reason]).toEqual(["PAYMENT_REQUIRED", "string", "payment_required"]);
   });
 
   test("each paid endpoint asks its own price", async () => {
@@ -166,9 +181,15 @@ describe("paying with the official client", () => {
     expect(facilitator.settledBy(wallet.address)).toHaveLength(0);
 
     log.length = 0;
+    const before = await scrape(service.url);
     const res = await client.post("/v1/store", { content: "paid for with x402", namespace });
     const exchange = log.slice();
     expect(res.status).toBe(201);
+    const after = await scrape(service.url);
+    const moved = (name: string, labels: Record<string, string>) => value(after, name, labels) - value(before, name, labels);
+    expect(moved("engram_payment_refusals_total", { reason: "payment_required" })).toBe(1); // the 402 the client paid
+    expect(moved("engram_x402_payments_total", { outcome: "settled" })).toBe(1);
+    expect(moved("engram_x402_payments_total", { outcome: "settlement_failed" })).toBe(0);
     expect(res.body.stored).toBe(true);
     expect(res.headers.get("x-free-tier-remaining")).toBe("0");
     const receipt = decodePaymentResponseHeader(res.headers.get("payment-response")!);
@@ -244,13 +265,13 @@ describe("payments that are refused", () => {
     const honestLow = await x402For(wallet).createPaymentPayload(lowered);
     const mismatch = await client.request("POST", "/v1/store", body, paid(honestLow));
     expect(mismatch.status).toBe(402);
-    expect(mismatch.body.error).toBe("payment_requirements_mismatch");
+    expect(mismatch.body.error.details.reason).toBe("payment_requirements_mismatch");
 
     const verifiesBefore = facilitator.calls.verify;
     const sneaky = await craftPayment(wallet, document, (r) => (r.amount = "1"));
     const refused = await client.request("POST", "/v1/store", body, paid(sneaky));
     expect(refused.status).toBe(402);
-    expect(refused.body.error).toBe("invalid_exact_evm_authorization_value");
+    expect(refused.body.error.details.reason).toBe("invalid_exact_evm_authorization_value");
     expect(refused.body.accepts).toHaveLength(1);
     expect(facilitator.calls.verify).toBe(verifiesBefore + 1);
     expect(facilitator.settledBy(wallet.address)).toHaveLength(0);
@@ -267,7 +288,7 @@ describe("payments that are refused", () => {
     const elsewhere = await craftPayment(wallet, document, (r) => (r.payTo = "0x3333333333333333333333333333333333333333"));
     const res = await client.request("POST", "/v1/store", body, paid(elsewhere));
     expect(res.status).toBe(402);
-    expect(res.body.error).toBe("invalid_exact_evm_recipient_mismatch");
+    expect(res.body.error.details.reason).toBe("invalid_exact_evm_recipient_mismatch");
     expect(await count(client, namespace)).toBe(FREE_CALLS);
     expect(facilitator.settledBy(wallet.address)).toHaveLength(0);
   });
@@ -282,7 +303,7 @@ describe("payments that are refused", () => {
     const stale = await craftPayment(wallet, document, (r) => (r.maxTimeoutSeconds = 1)); // validBefore = now + 1s
     const res = await client.request("POST", "/v1/store", body, paid(stale));
     expect(res.status).toBe(402);
-    expect(res.body.error).toBe("invalid_exact_evm_payload_authorization_valid_before");
+    expect(res.body.error.details.reason).toBe("invalid_exact_evm_payload_authorization_valid_before");
     expect(await count(client, namespace)).toBe(FREE_CALLS);
   });
 
@@ -297,7 +318,7 @@ describe("payments that are refused", () => {
     const verifiesBefore = facilitator.calls.verify;
     const res = await client.request("POST", "/v1/store", body, paid(await x402For(sponsor).createPaymentPayload(document)));
     expect(res.status).toBe(402);
-    expect(res.body.error).toBe("payer_mismatch");
+    expect(res.body.error.details.reason).toBe("payer_mismatch");
     expect(facilitator.calls.verify).toBe(verifiesBefore);
   });
 
@@ -307,7 +328,7 @@ describe("payments that are refused", () => {
     await exhaustFreeTier(client, namespace);
     const res = await client.request("POST", "/v1/store", { content: "x", namespace }, { "X-PAYMENT": "bm90IGpzb24=" });
     expect(res.status).toBe(402);
-    expect(res.body.error).toBe("invalid_payment");
+    expect(res.body.error.details.reason).toBe("invalid_payment");
     expect(res.headers.get("payment-required")).toBeString();
   });
 });
@@ -325,7 +346,7 @@ describe("one authorization pays for one call", () => {
     expect(again.status).toBe(402);
     const replay = await client.request("POST", "/v1/store", { content: "different content, same payment", namespace }, payment);
     expect(replay.status).toBe(402);
-    expect(replay.body.error).toBe("nonce_already_used");
+    expect(replay.body.error.details.reason).toBe("nonce_already_used");
     expect(facilitator.settledBy(wallet.address)).toHaveLength(1);
     expect(await count(client, namespace)).toBe(FREE_CALLS + 1);
   });
@@ -339,7 +360,7 @@ describe("one authorization pays for one call", () => {
     const payment = paid(await x402For(wallet).createPaymentPayload(document));
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => client.request("POST", "/v1/store", { content: `racer ${i} ${crypto.randomUUID()}`, namespace }, payment)));
     expect(answers.map((a) => a.status).sort()).toEqual([201, 402, 402, 402, 402, 402, 402, 402]);
-    expect(answers.filter((a) => a.status === 402).every((a) => a.body.error === "nonce_already_used")).toBe(true);
+    expect(answers.filter((a) => a.status === 402).every((a) => a.body.error.details.reason === "nonce_already_used")).toBe(true);
     expect(facilitator.settledBy(wallet.address)).toHaveLength(1);
     expect(await count(client, namespace)).toBe(FREE_CALLS + 1);
   });
@@ -367,7 +388,7 @@ describe("failures never leave work behind", () => {
     try {
       const res = await client.post("/v1/store", { content: "while the facilitator is down", namespace });
       expect(res.status).toBe(402);
-      expect(res.body.error).toBe("facilitator_unavailable");
+      expect(res.body.error.details.reason).toBe("facilitator_unavailable");
       expect(res.body.message).toContain("facilitator");
     } finally {
       facilitator.listen();
@@ -386,9 +407,13 @@ describe("failures never leave work behind", () => {
     await exhaustFreeTier(client, namespace);
     facilitator.settleFailure = "insufficient_funds";
     try {
+      const before = await scrape(service.url);
       const res = await client.post("/v1/store/batch", { memories: [{ content: "one", namespace }, { content: "two", namespace }] });
       expect(res.status).toBe(402);
-      expect(res.body.error).toBe("settlement_failed");
+      expect(res.body.error.details.reason).toBe("settlement_failed");
+      const after = await scrape(service.url);
+      expect(value(after, "engram_x402_payments_total", { outcome: "settlement_failed" }) - value(before, "engram_x402_payments_total", { outcome: "settlement_failed" })).toBe(1);
+      expect(value(after, "engram_x402_payments_total", { outcome: "settled" }) - value(before, "engram_x402_payments_total", { outcome: "settled" })).toBe(0);
       expect(res.body.message).toContain("nothing stored");
       expect(res.body.accepts[0].maxAmountRequired).toBe("40000");
       expect(decodePaymentResponseHeader(res.headers.get("payment-response")!)).toMatchObject({ success: false, errorReason: "insufficient_funds" });
@@ -411,7 +436,7 @@ describe("failures never leave work behind", () => {
     try {
       const res = await client.patch("/v1/memories/batch", { updates: [{ id, content: "rewritten", importance: 0.99 }] });
       expect(res.status).toBe(402);
-      expect(res.body.error).toBe("settlement_failed");
+      expect(res.body.error.details.reason).toBe("settlement_failed");
     } finally {
       facilitator.settleFailure = null;
     }
@@ -430,7 +455,7 @@ describe("failures never leave work behind", () => {
     try {
       const res = await client.request("POST", "/v1/store", body, payment);
       expect(res.status).toBe(402);
-      expect(res.body.error).toBe("settlement_failed");
+      expect(res.body.error.details.reason).toBe("settlement_failed");
     } finally {
       facilitator.settleOutage = false;
     }
@@ -438,7 +463,7 @@ describe("failures never leave work behind", () => {
     // the facilitator may have moved the money: the same authorization is not taken again
     const again = await client.request("POST", "/v1/store", body, payment);
     expect(again.status).toBe(402);
-    expect(again.body.error).toBe("nonce_already_used");
+    expect(again.body.error.details.reason).toBe("nonce_already_used");
   });
 
   test("facilitator unreachable from the start: 402 facilitator_unavailable with nothing to pay", async () => {
@@ -446,7 +471,7 @@ describe("failures never leave work behind", () => {
     try {
       const res = await new Client(orphan).post("/v1/recall", { query: "anything" });
       expect(res.status).toBe(402);
-      expect(res.body).toMatchObject({ x402Version: 1, error: "facilitator_unavailable", accepts: [] });
+      expect(res.body).toMatchObject({ x402Version: 1, error: { code: "PAYMENT_REQUIRED", details: { reason: "facilitator_unavailable" } }, accepts: [] });
     } finally {
       await orphan.stop();
     }
@@ -614,9 +639,13 @@ describe("configuration", () => {
     const offline = await startService(sqliteEngine, { FREE_TIER_CALLS: "1" });
     try {
       const client = new Client(offline);
+      const before = await scrape(offline.url);
       expect((await client.post("/v1/store", { content: "free" })).status).toBe(201);
       const res = await client.post("/v1/store", { content: "needs payment" });
       expect(res.status).toBe(402);
+      const after = await scrape(offline.url);
+      expect(value(after, "engram_payment_refusals_total", { reason: "payments_disabled" }) - value(before, "engram_payment_refusals_total", { reason: "payments_disabled" })).toBe(1);
+      expect(value(after, "engram_free_tier_calls_total", { outcome: "used" }) - value(before, "engram_free_tier_calls_total", { outcome: "used" })).toBe(1);
       // nothing can be paid, so no x402 v1 body: the service's nested error; the v2 header says the same
       expect(res.body).toEqual({ error: { code: "PAYMENT_REQUIRED", message: expect.stringContaining("PAYMENTS=off"), details: { reason: "payments_disabled", free_tier_total: 1 } } });
       expect(decodePaymentRequiredHeader(res.headers.get("payment-required")!)).toMatchObject({ x402Version: 2, error: "payments_disabled", accepts: [] });

@@ -1,4 +1,6 @@
 /** Shared helpers for the benchmark scripts: percentiles, a markdown table, deterministic text, memory. */
+import { DEFAULT_EMBEDDING_MODEL, ensureBuiltInModel, isBuiltInModel } from "../../src/embed/built-in-models.ts";
+import { startEmbedder, type Embedder } from "../../src/embed/embedder.ts";
 import { readFileSync } from "node:fs";
 
 export function percentiles(samples: number[]): { p50: number; p95: number; p99: number; mean: number } {
@@ -83,4 +85,13 @@ export function memorySnapshot(mappedFile?: string): MemorySnapshot {
     }
   }
   return { rss, anon: kb(status, "RssAnon"), file: kb(status, "RssFile"), shmem: kb(status, "RssShmem"), mapped };
+}
+
+/** The embedding model a bench runs with: EMBEDDING_MODEL when set, else the service's default. */
+export const BENCH_MODEL = process.env.EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODEL;
+
+/** Builds a built-in model first if needed (keeping the build out of the timings), then starts the embedder. */
+export async function startBenchEmbedder(cacheDir: string): Promise<Embedder> {
+  if (isBuiltInModel(BENCH_MODEL)) await ensureBuiltInModel(BENCH_MODEL, cacheDir);
+  return startEmbedder({ model: BENCH_MODEL, cacheDir });
 }

@@ -1,9 +1,10 @@
 /**
  * Embedding benchmark.
  *
- *   bun scripts/bench/embed.ts [--model glove-sif-100d] [--cache-dir DIR] [--cold] [--seconds 2]
+ *   bun scripts/bench/embed.ts [--model use-lite-128d|glove-sif-100d|DIR] [--cache-dir DIR] [--cold] [--seconds 2]
  *
- * --cold also times a full model build into a temp folder (the real cache is untouched).
+ * --model defaults to the service's default. --cold also times a full build of a built-in model
+ * into a temp folder (the real cache is untouched).
  * Prints: build time, start/load time, single-query latency through the worker
  * (and in-process, to show the thread hop), embeddings/s at batch 1/16/64, RSS.
  */
@@ -12,13 +13,13 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startEmbedder, WorkerEmbedder, type Embedder } from "../../src/embed/embedder.ts";
-import { buildGloveModel, ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
+import { DEFAULT_EMBEDDING_MODEL, ensureBuiltInModel, isBuiltInModel } from "../../src/embed/built-in-models.ts";
 import { loadEngine } from "../../src/embed/engine.ts";
 import { resolveModelSpec } from "../../src/embed/model-spec.ts";
 
 const { values } = parseArgs({
   options: {
-    model: { type: "string", default: GLOVE_MODEL_ID },
+    model: { type: "string", default: DEFAULT_EMBEDDING_MODEL },
     "cache-dir": { type: "string" },
     cold: { type: "boolean", default: false },
     seconds: { type: "string", default: "2" },
@@ -57,8 +58,8 @@ function dirBytes(dir: string): number {
 async function coldBuild(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), "engram-bench-"));
   try {
-    const result = await buildGloveModel({ cacheDir: tmp, log: () => {} });
-    row("cold build (read GloVe JSON → model folder)", `${result.seconds.toFixed(2)} s`);
+    const result = await ensureBuiltInModel(model, tmp);
+    row("cold build (read the weights package → model folder)", `${result.seconds.toFixed(2)} s`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -89,8 +90,8 @@ async function throughput(embedder: Embedder, batch: number): Promise<void> {
   row(`embeddings/s, batch ${batch} × ~30 words`, `${Math.round(done / ((performance.now() - started) / 1000))}`);
 }
 
-if (values.cold) await coldBuild();
-if (model === GLOVE_MODEL_ID) await ensureGloveModel({ cacheDir }); // keep build time out of the start time
+if (values.cold && isBuiltInModel(model)) await coldBuild();
+if (isBuiltInModel(model)) await ensureBuiltInModel(model, cacheDir); // keep build time out of the start time
 
 const embedder = await startEmbedder({ model, cacheDir });
 const stats = embedder instanceof WorkerEmbedder ? embedder.stats() : undefined;

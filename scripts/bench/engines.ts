@@ -19,7 +19,7 @@ import { join, resolve } from "node:path";
 import { createClient } from "redis";
 import { newMemory } from "../../src/domain/memory.ts";
 import { contentHash, queryTerms } from "../../src/domain/text.ts";
-import { startEmbedder } from "../../src/embed/embedder.ts";
+import { startBenchEmbedder } from "./bench-util.ts";
 import type { MemoryStore, StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { RedisStore } from "../../src/store/redis/redis-store.ts";
@@ -85,7 +85,7 @@ const QUERY_TEMPLATES: (() => string)[] = [
 // ---- vectors -----------------------------------------------------------------------------
 
 const cacheDir = resolve(values["cache-dir"] ?? process.env.MODEL_CACHE_DIR ?? join(import.meta.dir, "../../.cache/models"));
-const embedder = await startEmbedder({ model: "glove-sif-100d", cacheDir });
+const embedder = await startBenchEmbedder(cacheDir);
 const dimension = embedder.dimension;
 
 function randomUnit(): Float32Array {

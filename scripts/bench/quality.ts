@@ -2,10 +2,10 @@
  * Retrieval quality as agents meet it: memories stored over time, questions asked in sequence
  * against the same store (so access counts build up as in real use), all over HTTP.
  *
- *   bun scripts/bench/quality.ts [--datasets realmem,facts] [--scales 1k,10k] [--personas 10]
+ *   bun scripts/bench/quality.ts [--datasets realmem,facts,paraphrase] [--scales 1k,10k] [--personas 10]
  *                                [--engine sqlite|redis] [--seed 1]
  *
- * Data sets (one wallet per conversation):
+ * Data sets (realmem: one wallet per conversation; facts, paraphrase: one wallet each):
  *  - realmem: the public RealMem conversations (../shared/datasets/realmem, read in place). Every
  *    dialogue turn is stored with the service clock at its session's date; each query turn is asked
  *    before it is stored. Hit = a returned memory is an evidence turn (turn level) or any turn of
@@ -13,6 +13,10 @@
  *    distractors until the wallet holds 10,000 memories.
  *  - facts: the hand-written target facts of quality-set.ts (preferences, decisions, projects…)
  *    among synthetic distractors on the same topics (synthetic.ts), then one query per target.
+ *  - paraphrase: the hand-written memories of paraphrase-set.ts, each asked for by a question that
+ *    shares no search term with it (so /v1/search cannot find it: what recall scores there comes
+ *    from the vector), among the set's hard distractors (same person or topic, sharing words with
+ *    the question) and synthetic ones up to the scale, then one question per memory.
  *
  * Methods, each with limit 10: `/v1/recall` with access counting on (the real service), the same
  * with access counting off (the store's recordAccess disabled: the counterfactual the feedback
@@ -27,19 +31,19 @@ import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { loadConfig, withSessionSecret } from "../../src/config.ts";
 import { buildDeps } from "../../src/http/deps.ts";
 import { createApp } from "../../src/http/app.ts";
-import { startEmbedder, type Embedder } from "../../src/embed/embedder.ts";
-import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
+import type { Embedder } from "../../src/embed/embedder.ts";
 import type { MemoryStore } from "../../src/domain/store-port.ts";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { LIMITS } from "../../src/domain/memory.ts";
 import { loadRealMem, type Persona } from "./realmem.ts";
 import { QUALITY_SET } from "./quality-set.ts";
+import { PARAPHRASE_SET } from "./paraphrase-set.ts";
 import { prng, syntheticMemory } from "./synthetic.ts";
-import { printTable } from "./bench-util.ts";
+import { printTable, startBenchEmbedder } from "./bench-util.ts";
 
 const { values: args } = parseArgs({
   options: {
-    datasets: { type: "string", default: "realmem,facts" },
+    datasets: { type: "string", default: "realmem,facts,paraphrase" },
     scales: { type: "string", default: "1k,10k" },
     personas: { type: "string", default: "10" },
     engine: { type: "string", default: "sqlite" },
@@ -209,46 +213,59 @@ async function runRealMem(embedder: Embedder, scale: number, label: string): Pro
 }
 
 // ---------------------------------------------------------------------------------------------------
-// facts
+// facts and paraphrase: labelled targets among distractors in one wallet
 
-async function runFacts(embedder: Embedder, scale: number, label: string): Promise<void> {
+interface Labelled {
+  memory: string;
+  question: string;
+}
+
+/**
+ * Stores `targets` and the set's own hard distractors at pseudo-random places (so insertion order
+ * says nothing) among synthetic memories on the same topics (synthetic.ts) until the wallet holds
+ * `scale`, then asks one question per target, in order. Hit = the target memory itself.
+ */
+async function runLabelled(embedder: Embedder, dataset: string, level: string, targets: Labelled[], hard: string[], scale: number, label: string): Promise<void> {
   for (const [recordAccess, methods] of [[true, ["recall"]], [false, ["recall, access off", "search"]]] as const) {
     const service = await startService(embedder, recordAccess);
     service.setClock(Date.now());
     const wallet = new Wallet(service);
     const rng = prng(Number(args.seed));
-    const distractors = Array.from({ length: Math.max(0, scale - QUALITY_SET.length) }, () => syntheticMemory(rng).content);
-    // targets at pseudo-random places, so insertion order says nothing
-    const contents = [...distractors];
-    const at = QUALITY_SET.map((c) => {
-      const i = Math.floor(rng() * (contents.length + 1));
-      contents.splice(i, 0, c.content);
-      return c.content;
-    });
+    const contents = Array.from({ length: Math.max(0, scale - targets.length - hard.length) }, () => syntheticMemory(rng).content);
+    for (const content of [...hard, ...targets.map((t) => t.memory)]) contents.splice(Math.floor(rng() * (contents.length + 1)), 0, content);
+    log(`${dataset} ${label} [${methods.join(" + ")}]: storing ${contents.length} memories…`);
     const ids = await wallet.store(contents.map((content) => ({ content })));
     const idOf = new Map(contents.map((c, i) => [c, ids[i]!]));
+    // A target folded into another memory (or one folded into it) as a duplicate would score another text.
+    const stored = new Map<string, number>();
+    for (const id of ids) stored.set(id, (stored.get(id) ?? 0) + 1);
+    const merged = targets.filter((t) => stored.get(idOf.get(t.memory)!)! > 1);
+    if (merged.length > 0) throw new Error(`${dataset}: the service merged target memories with others as duplicates (${merged.map((t) => JSON.stringify(t.memory)).join(", ")}); reword them or their twins so each target is stored on its own`);
     const out = new Map<string, number[]>();
-    for (const [i, c] of QUALITY_SET.entries()) {
-      const target = idOf.get(at[i]!)!;
-      for (const method of methods) push(out, method, firstHit(await wallet.ask(method, c.query), (id) => id === target));
+    for (const t of targets) {
+      const target = idOf.get(t.memory)!;
+      for (const method of methods) push(out, method, firstHit(await wallet.ask(method, t.question), (id) => id === target));
     }
-    log(`facts ${label} [${methods.join(" + ")}]: ${QUALITY_SET.length} queries over ${contents.length} memories`);
+    log(`${dataset} ${label} [${methods.join(" + ")}]: ${targets.length} queries over ${contents.length} memories`);
     await service.stop();
-    for (const method of methods) rows.push({ dataset: "facts", scale: label, level: "fact", method, ranks: out.get(method) ?? [] });
+    for (const method of methods) rows.push({ dataset, scale: label, level, method, ranks: out.get(method) ?? [] });
   }
 }
 
+const runFacts = (embedder: Embedder, scale: number, label: string) => runLabelled(embedder, "facts", "fact", QUALITY_SET.map((c) => ({ memory: c.content, question: c.query })), [], scale, label);
+const runParaphrase = (embedder: Embedder, scale: number, label: string) => runLabelled(embedder, "paraphrase", "memory", PARAPHRASE_SET, PARAPHRASE_SET.flatMap((c) => c.distractors), scale, label);
+
 // ---------------------------------------------------------------------------------------------------
 
-await ensureGloveModel({ cacheDir });
-const embedder = await startEmbedder({ model: process.env.EMBEDDING_MODEL ?? GLOVE_MODEL_ID, cacheDir });
+const embedder = await startBenchEmbedder(cacheDir);
 const scales = args.scales.split(",").map((s) => ({ label: s, size: Number(s.replace(/k$/i, "000")) }));
 const started = performance.now();
 for (const dataset of args.datasets.split(",")) {
   for (const { label, size } of scales) {
     if (dataset === "realmem") await runRealMem(embedder, size, label);
     else if (dataset === "facts") await runFacts(embedder, size, label);
-    else throw new Error(`unknown data set "${dataset}": use realmem and/or facts`);
+    else if (dataset === "paraphrase") await runParaphrase(embedder, size, label);
+    else throw new Error(`unknown data set "${dataset}": use realmem, facts and/or paraphrase`);
   }
 }
 await embedder.close();

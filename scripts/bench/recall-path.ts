@@ -19,14 +19,12 @@ import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import { startEmbedder } from "../../src/embed/embedder.ts";
-import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
 import { Recall } from "../../src/domain/recall.ts";
 import type { TextEmbedder } from "../../src/domain/ports.ts";
 import type { MemoryFilter } from "../../src/domain/store-port.ts";
 import { RedisStore } from "../../src/store/redis/redis-store.ts";
 import { connectClient } from "../../src/store/redis/client.ts";
-import { percentiles, printTable, timedCalls } from "./bench-util.ts";
+import { percentiles, printTable, timedCalls, startBenchEmbedder } from "./bench-util.ts";
 import { prng, syntheticQuery } from "./synthetic.ts";
 
 const { values: args } = parseArgs({
@@ -44,8 +42,7 @@ const n = Number(args.queries);
 const filter = JSON.parse(args.filter!) as MemoryFilter;
 const cacheDir = resolve(process.env.MODEL_CACHE_DIR ?? join(import.meta.dir, "../../.cache/models"));
 
-await ensureGloveModel({ cacheDir });
-const embedder = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir });
+const embedder = await startBenchEmbedder(cacheDir);
 const store = await RedisStore.connect(url, { keyPrefix: args.prefix });
 const admin = await connectClient(url);
 // recall.ts's main wallet and query stream: same derivation, same seed

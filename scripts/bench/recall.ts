@@ -48,8 +48,7 @@ import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import { startEmbedder, type Embedder } from "../../src/embed/embedder.ts";
-import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
+import type { Embedder } from "../../src/embed/embedder.ts";
 import { loadConfig, withSessionSecret } from "../../src/config.ts";
 import { buildDeps } from "../../src/http/deps.ts";
 import { createApp } from "../../src/http/app.ts";
@@ -63,7 +62,7 @@ import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { VectorIndex, type CacheBytes } from "../../src/store/sqlite/vector-index.ts";
 import { heapStats } from "bun:jsc";
 import { prng, syntheticMemory, syntheticQuery, type Rng } from "./synthetic.ts";
-import { memorySnapshot, timedCalls, type MemorySnapshot } from "./bench-util.ts";
+import { memorySnapshot, timedCalls, type MemorySnapshot, startBenchEmbedder, BENCH_MODEL } from "./bench-util.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -199,8 +198,7 @@ async function openEngine(): Promise<{ store: MemoryStore; cleanup: () => Promis
   return { store, cleanup: async () => {} };
 }
 
-await ensureGloveModel({ cacheDir }); // a first run builds the model (keeps that out of the timings)
-const embedder: Embedder = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir });
+const embedder: Embedder = await startBenchEmbedder(cacheDir);
 const { store: rawStore, cleanup } = await openEngine();
 /** The sqlite engine's cache (for --search-all's accounting and to wait for background loads). */
 const vectorIndex = rawStore instanceof SqliteStore ? (rawStore as unknown as { vectors: VectorIndex }).vectors : null;
@@ -657,7 +655,7 @@ const triple = (h: Histogram) => {
   const s = h.summary();
   return `${f(s.p50)} / ${f(s.p95)} / ${f(s.p99)}`;
 };
-out(`## recall benchmark: ${engineName}, ${GLOVE_MODEL_ID} (bun ${Bun.version}, ${navigator.hardwareConcurrency} cores, seed ${seed}, ${((performance.now() - runStarted) / 1000).toFixed(0)} s)`);
+out(`## recall benchmark: ${engineName}, ${BENCH_MODEL} (bun ${Bun.version}, ${navigator.hardwareConcurrency} cores, seed ${seed}, ${((performance.now() - runStarted) / 1000).toFixed(0)} s)`);
 out();
 out(`Latencies in ms as p50 / p95 / p99. Server-side = in-process, one call at a time (${int(queryCount)} recalls, ${int(queryCount)} searches per phase).`);
 out(`End-to-end = HTTP on 127.0.0.1 via ${wrkPath ? "wrk (1 thread)" : "the Bun loader"}, ${seconds} s per run, one wallet (session token), recall limit 5.`);

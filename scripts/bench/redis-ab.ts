@@ -21,12 +21,10 @@ import { createHash } from "node:crypto";
 import { join, resolve } from "node:path";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import { startEmbedder } from "../../src/embed/embedder.ts";
-import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
 import { Recall } from "../../src/domain/recall.ts";
 import { RedisStore } from "../../src/store/redis/redis-store.ts";
 import { connectClient, type RedisClient } from "../../src/store/redis/client.ts";
-import { percentiles, timedCalls } from "./bench-util.ts";
+import { percentiles, timedCalls, startBenchEmbedder } from "./bench-util.ts";
 import { prng, syntheticQuery } from "./synthetic.ts";
 
 const { values: args } = parseArgs({
@@ -50,8 +48,7 @@ const block = Number(args.block);
 const seed = Number(args.seed);
 const cacheDir = resolve(process.env.MODEL_CACHE_DIR ?? join(import.meta.dir, "../../.cache/models"));
 
-await ensureGloveModel({ cacheDir });
-const embedder = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir });
+const embedder = await startBenchEmbedder(cacheDir);
 const admins = new Map<string, RedisClient>();
 for (const e of entries) if (!admins.has(e.url)) admins.set(e.url, await connectClient(e.url));
 // recall.ts's main wallet and query stream: same derivation, same seed

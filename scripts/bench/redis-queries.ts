@@ -27,12 +27,10 @@ import { join, resolve } from "node:path";
 import { createClient } from "redis";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import { startEmbedder } from "../../src/embed/embedder.ts";
-import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
 import { queryTerms } from "../../src/domain/text.ts";
 import { knnQuery, memoryFilterQuery, textAnyOf } from "../../src/store/redis/query.ts";
 import { vectorBlob } from "../../src/store/redis/memory-doc.ts";
-import { percentiles, printTable } from "./bench-util.ts";
+import { percentiles, printTable, startBenchEmbedder } from "./bench-util.ts";
 import { prng, syntheticQuery } from "./synthetic.ts";
 
 const { values: args } = parseArgs({
@@ -61,8 +59,7 @@ const userId = (await client.sendCommand(["HGET", `${prefix}wallet:${address.toL
 if (!userId) throw new Error(`no main wallet under ${prefix} (seed ${seed})`);
 const walletSize = Number(((await client.sendCommand(["FT.SEARCH", index, `@user_id:{${userId.replace(/-/g, "\\-")}}`, "LIMIT", "0", "0", "DIALECT", "2"])) as unknown[])[0]);
 
-await ensureGloveModel({ cacheDir });
-const embedder = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir });
+const embedder = await startBenchEmbedder(cacheDir);
 const rng = prng(seed * 7919 + 1); // recall.ts's query stream
 const texts = Array.from({ length: n }, () => syntheticQuery(rng));
 const { vectors } = await embedder.embed(texts);

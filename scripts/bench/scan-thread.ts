@@ -16,9 +16,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { vectorIndexCounters } from "../../src/store/sqlite/vector-index.ts";
-import { startEmbedder } from "../../src/embed/embedder.ts";
-import { GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
-import { printTable } from "./bench-util.ts";
+import { printTable, startBenchEmbedder } from "./bench-util.ts";
 import { prng, syntheticQuery } from "./synthetic.ts";
 
 const { values: args } = parseArgs({
@@ -66,7 +64,7 @@ async function runMode(mode: "main thread" | "scan thread"): Promise<Result> {
   // the throughput bench's wallet: the same key it signs with
   const account = privateKeyToAccount(`0x${createHash("sha256").update("engram-throughput-main").digest("hex")}` as Hex);
   const store = new SqliteStore(dataDir, { vectorIndex: { offloadMinRows: mode === "scan thread" ? 0 : Infinity } });
-  const embedder = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir: resolve(import.meta.dir, "../../.cache/models") });
+  const embedder = await startBenchEmbedder(resolve(import.meta.dir, "../../.cache/models"));
   await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
   const userId = await store.userIdForWallet(account.address);
   const random = prng(7);

@@ -19,6 +19,7 @@
  *   list-p   GET  /v1/memories?limit=20&offset=… pages cycling through the first 50
  *   search   POST /v1/search                  BM25, limit 10 (or each of --limits), queries cycling
  *   recall   POST /v1/recall                  hybrid, limit 5 (or each of --limits), queries cycling (writes access counts)
+ *   recall10 POST /v1/recall                  the same at limit 10 (without --limits)
  *   mixed    70% recall, 20% search (limit 10 or the last of --limits), 10% POST /v1/store of a new memory
  *   batch    POST /v1/store/batch             100 new memories per request (dedup path); adds to the wallet
  * Prints one markdown table (req/s, latency p50 / p99 from wrk, the service's CPU time per request,
@@ -32,13 +33,11 @@ import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import { startEmbedder } from "../../src/embed/embedder.ts";
-import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
 import { contentHash } from "../../src/domain/text.ts";
 import { LIMITS, newMemory } from "../../src/domain/memory.ts";
 import type { StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
-import { printTable } from "./bench-util.ts";
+import { printTable, startBenchEmbedder } from "./bench-util.ts";
 import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
 import { loadRealMem } from "./realmem.ts";
 
@@ -97,8 +96,7 @@ mkdirSync(dataDir, { recursive: true });
 // synthetic data dirs keep their earlier marker name
 const marker = join(dataDir, realmem ? `.filled-realmem-${size}` : `.filled-${size}`);
 if (!existsSync(marker)) {
-  await ensureGloveModel({ cacheDir });
-  const embedder = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir });
+  const embedder = await startBenchEmbedder(cacheDir);
   const store = new SqliteStore(dataDir);
   await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
   const userId = await store.userIdForWallet(account.address);
@@ -245,6 +243,7 @@ const endpoints: [string, string, (header: [string, string]) => string][] = [
     "search", `POST /v1/search (limit ${limit})`, (h) => luaScript(`search-${limit}`, queries.map((q) => searchBody(q, limit)), h)]),
   ...recallLimits.map((limit): [string, string, (header: [string, string]) => string] => [
     "recall", `POST /v1/recall (limit ${limit})`, (h) => luaScript(`recall-${limit}`, queries.map((q) => recallBody(q, limit)), h)]),
+  ...(limits ? [] : [["recall10", "POST /v1/recall (limit 10)", (h: [string, string]) => luaScript("recall-10", queries.map((q) => recallBody(q, 10)), h)] as [string, string, (header: [string, string]) => string]]),
   // after the reads: its stores add memories to the wallet (and to the data dir, for later runs)
   ["mixed", `70% recall, 20% search (limit ${mixedLimit}), 10% store`, (h) => luaScript("mixed", mixedBodies(mixedLimit), h)],
   // last: it adds memories to the wallet (and to the data dir, for later runs)

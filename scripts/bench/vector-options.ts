@@ -15,14 +15,13 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startEmbedder } from "../../src/embed/embedder.ts";
-import { ensureGloveModel, GLOVE_MODEL_ID } from "../../src/embed/glove-model.ts";
 import { contentHash } from "../../src/domain/text.ts";
 import type { Memory } from "../../src/domain/memory.ts";
 import type { MemoryFilter, StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { vectorIndexCounters, type VectorIndex } from "../../src/store/sqlite/vector-index.ts";
 import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
+import { startBenchEmbedder, BENCH_MODEL } from "./bench-util.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -39,8 +38,7 @@ const K = 40;
 const log = (m: string) => console.error(`[options] ${m}`);
 const cacheDir = resolve(args["cache-dir"] ?? process.env.MODEL_CACHE_DIR ?? join(import.meta.dir, "../../.cache/models"));
 
-await ensureGloveModel({ cacheDir });
-const embedder = await startEmbedder({ model: GLOVE_MODEL_ID, cacheDir });
+const embedder = await startBenchEmbedder(cacheDir);
 const dim = embedder.dimension;
 const rng = prng(Number(args.seed));
 const now = Date.now();
@@ -226,7 +224,7 @@ if (args.usearch) {
 await store.close();
 rmSync(dir, { recursive: true, force: true });
 
-console.log(`\n## vector search options: ${N.toLocaleString("en-US")} × ${dim}-d (${GLOVE_MODEL_ID}), one wallet, k = ${K}, ${Q} queries (bun ${Bun.version}, ${navigator.hardwareConcurrency} cores)\n`);
+console.log(`\n## vector search options: ${N.toLocaleString("en-US")} × ${dim}-d (${BENCH_MODEL}), one wallet, k = ${K}, ${Q} queries (bun ${Bun.version}, ${navigator.hardwareConcurrency} cores)\n`);
 console.log("| option | build / load | p50 ms | p95 ms | p99 ms | recall@40 | note |");
 console.log("|---|---|---|---|---|---|---|");
 for (const r of rows) console.log(`| ${r.option} | ${r.build} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.p99.toFixed(2)} | ${Number.isNaN(r.recall) ? "—" : r.recall.toFixed(3)} | ${r.note} |`);

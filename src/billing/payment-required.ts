@@ -1,4 +1,4 @@
-import { ReplyError } from "../http/errors";
+import { errorBody, ReplyError } from "../http/errors";
 import { paymentRequiredHeaders, type PaymentRequired, type RequirementsV1 } from "./x402-server";
 
 /**
@@ -11,11 +11,14 @@ export interface Refusal {
 }
 
 /**
- * The 402 answer in both forms clients read: the v1 JSON body (`x402Version: 1`, `accepts`,
- * `error`, plus our `message`) and the v2 document the library built, base64 in the
- * PAYMENT-REQUIRED header. This body is the x402 protocol's, not the service's nested error
- * (a v1 client reads `x402Version`, `accepts` and the string `error`). `accepts` is empty when no
- * payment can be taken right now (facilitator unreachable): the `error` says why.
+ * The 402 answer in both forms clients read. The body is the x402 v1 document (`x402Version: 1`,
+ * `accepts`, plus our `message`) whose `error` is the service's nested error (`code`
+ * PAYMENT_REQUIRED, `message`, `details.reason` the refusal), so one body serves both readers:
+ * x402 v1 clients take `x402Version` and `accepts` (the official client ignores `error`), and the
+ * MemoClaw SDKs read `error.code` and `error.message` as from every other error, which a string
+ * `error` broke (docs/clients.md). The v2 document the library built goes base64 in the
+ * PAYMENT-REQUIRED header, with the reason as its string `error`: x402 clients read it first.
+ * `accepts` is empty when no payment can be taken right now (facilitator unreachable).
  */
 export function paymentRequiredReply(
   refusal: Refusal,
@@ -25,7 +28,7 @@ export function paymentRequiredReply(
 ): ReplyError {
   return new ReplyError({
     status: 402,
-    body: { x402Version: 1, error: refusal.error, message: refusal.message, accepts: acceptsV1 },
+    body: { x402Version: 1, accepts: acceptsV1, error: errorBody(402, refusal.message, { reason: refusal.error }).error, message: refusal.message },
     headers: { ...paymentRequiredHeaders({ ...document, error: refusal.error }), ...headers },
   });
 }

@@ -6,8 +6,12 @@ import { ReplayGuard } from "./replay-guard";
 import type { StagingStore } from "./staged-writes";
 import { FacilitatorUnavailable, MalformedPayment, X402Server, paymentRequiredHeaders, paymentResponseHeaders, type HeaderSource, type Payment, type PaymentRequirements, type ResourceInfo } from "./x402-server";
 import { log } from "../log";
+import { freeTierCalls, paymentRefusals, x402Payments } from "../metrics/registry";
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** The 402 reasons the service names itself; the facilitator's own (invalid_exact_evm_…) count as facilitator_rejected. */
+const REFUSALS = new Set(["payment_required", "invalid_payment", "payment_requirements_mismatch", "payer_mismatch", "nonce_already_used", "facilitator_unavailable", "settlement_failed"]);
 
 /**
  * Runs paid work. While the wallet has free calls, one is taken (and given back if the work
@@ -55,10 +59,12 @@ export class Paywall {
 
   private async free<T>(wallet: string, remaining: number, setHeader: (name: string, value: string) => void, work: () => Promise<T>): Promise<T> {
     setHeader("x-free-tier-remaining", String(remaining));
+    freeTierCalls.inc({ outcome: "used" });
     try {
       return await work();
     } catch (error) {
       await this.freeTier.release(wallet);
+      freeTierCalls.inc({ outcome: "returned" });
       setHeader("x-free-tier-remaining", String(remaining + 1));
       throw error;
     }
@@ -126,10 +132,12 @@ export class Paywall {
       const staged = await this.staging.stage(work);
 
       settling = true;
-      const settlement = await viaFacilitator(() => x402.settle(payment, requirements, resource), () =>
-        refuse({ error: "settlement_failed", message: "the payment facilitator did not confirm settlement; the call was not applied (nothing stored)" }),
-      );
+      const settlement = await viaFacilitator(() => x402.settle(payment, requirements, resource), () => {
+        x402Payments.inc({ outcome: "settlement_failed" });
+        return refuse({ error: "settlement_failed", message: "the payment facilitator did not confirm settlement; the call was not applied (nothing stored)" });
+      });
       const receipt = paymentResponseHeaders(payment.version, settlement);
+      x402Payments.inc({ outcome: settlement.success ? "settled" : "settlement_failed" });
       if (!settlement.success) {
         const reason = settlement.errorReason ?? "settlement_failed";
         throw await refuse({ error: "settlement_failed", message: `the payment did not settle (${settlement.errorMessage ?? reason}); the call was not applied (nothing stored)` }, receipt);
@@ -140,6 +148,7 @@ export class Paywall {
       try {
         await staged.commit();
       } catch (error) {
+        x402Payments.inc({ outcome: "settled_not_stored" });
         log.error(`[engram] x402: payment settled (${settlement.transaction}) but its writes failed:`, error);
         throw new ReplyError({
           status: 500,
@@ -160,6 +169,7 @@ export class Paywall {
 
   /** A 402 with this route's requirements in both forms (or none, when none can be built). */
   private async refusal(x402: X402Server, requirements: PaymentRequirements | null, resource: ResourceInfo, refusal: Refusal, headers?: Record<string, string>): Promise<ReplyError> {
+    paymentRefusals.inc({ reason: REFUSALS.has(refusal.error) ? refusal.error : "facilitator_rejected" });
     const accepts = requirements ? [requirements] : [];
     const document = await x402.paymentRequired(accepts, resource, refusal.error);
     return paymentRequiredReply(refusal, document, accepts.map((r) => x402.toV1(r, resource)), headers);
@@ -172,6 +182,7 @@ export class Paywall {
    */
   private disabled(route: PaidRoute, url: string): ReplyError {
     const reason = "payments_disabled";
+    paymentRefusals.inc({ reason });
     const message = `the ${this.freeTier.total} free calls of this wallet are used and this server does not take payments (PAYMENTS=off), so ${route} cannot be served`;
     return new ReplyError({
       status: 402,

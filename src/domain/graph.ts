@@ -21,10 +21,13 @@ export async function graphAround(store: MemoryStore, clock: Clock, userId: stri
   return walk(store, userId, [root], depth, maxNodes, now);
 }
 
-/** The relation graph of a namespace: its most recent memories (up to maxNodes) and the edges among them and one hop out. */
-export async function graphOfNamespace(store: MemoryStore, clock: Clock, userId: string, namespace: string, depth: number, maxNodes: number): Promise<Graph> {
+/**
+ * The relation graph of a namespace, or of every namespace when none is given: its most recent
+ * memories (up to maxNodes) and the walk from them.
+ */
+export async function graphOfNamespace(store: MemoryStore, clock: Clock, userId: string, namespace: string | undefined, depth: number, maxNodes: number): Promise<Graph> {
   const now = clock();
-  const { memories } = await store.listMemories(userId, { namespace }, { limit: maxNodes, offset: 0 }, now);
+  const { memories } = await store.listMemories(userId, namespace === undefined ? {} : { namespace }, { limit: maxNodes, offset: 0 }, now);
   return walk(store, userId, memories, depth, maxNodes, now);
 }
 

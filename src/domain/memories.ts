@@ -55,7 +55,7 @@ export class Memories {
    * Runs a wallet's dedup-and-write steps one store at a time in this process: two stores of the
    * same new text checking the wallet at once would both miss the other's memory and store it
    * twice. (Across processes or replicas, and for paid calls, whose writes wait for settlement,
-   * that can still happen: see the README.)
+   * that can still happen: see docs/architecture.md › Several processes.)
    */
   private oneAtATime<T>(userId: string, work: () => Promise<T>): Promise<T> {
     const run = (this.writing.get(userId) ?? Promise.resolve()).then(work);

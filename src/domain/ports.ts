@@ -20,5 +20,29 @@ export interface FactReader {
 /** Where the domain reports a degraded path it recovered from (src/log.ts's warn, filtered by LOG_LEVEL). */
 export type WarnLog = (message: string, detail?: Record<string, unknown>) => void;
 
+/** Recall's stages, as its timer names them. */
+export type RecallStage = "embed" | "keyword_search" | "vector_search" | "scoring" | "records";
+
+/**
+ * Times recall's stages (src/metrics records them as a histogram). `time` runs `work` and returns
+ * what it returns; a promise is timed until it settles. Stages overlap: the keyword search runs
+ * while the query is embedded.
+ */
+export interface StageTimer {
+  time<T>(stage: RecallStage, work: () => T): T;
+}
+
+/** Runs every stage untimed. */
+export const untimed: StageTimer = { time: (_stage, work) => work() };
+
 /** Milliseconds since the epoch; injected so tests can move time. */
 export type Clock = () => number;
+
+/**
+ * The embedding model could not answer: a remote provider down, overloaded or misconfigured. The
+ * request fails with 503 (the client may retry later); the message, for the operator's log, says
+ * what failed and what to check.
+ */
+export class EmbeddingUnavailable extends Error {
+  override readonly name = "EmbeddingUnavailable";
+}

@@ -1,7 +1,7 @@
 import type { MemoryFilter, MemoryRef, MemoryStore, QueryVector } from "./store-port";
 import type { Memory } from "./memory";
 import type { Relation } from "./relation";
-import type { Clock, TextEmbedder } from "./ports";
+import { untimed, type Clock, type StageTimer, type TextEmbedder } from "./ports";
 import { cosineBackground, keywordMatch, queryMatch, relativeRelevance, score, vectorSimilarity, type Signals } from "./scoring";
 import { cosine, queryTerms } from "./text";
 
@@ -43,24 +43,27 @@ export class Recall {
     private readonly store: MemoryStore,
     private readonly embedder: TextEmbedder,
     private readonly clock: Clock,
+    private readonly timer: StageTimer = untimed,
   ) {}
 
   async run(userId: string, request: RecallRequest): Promise<{ results: RecalledMemory[]; query_tokens: number }> {
     const now = this.clock();
-    const embedded = this.embedder.embed([request.query]);
+    const embedded = this.timer.time("embed", () => this.embedder.embed([request.query]));
     const candidates = await this.candidates(userId, request, embedded.then(({ vectors }) => vectors[0]!), now);
     const kept = (ranked: RankedMemory[]) => ranked.filter((r) => r.similarity >= request.min_similarity);
     // Candidates rarely have relations: the records of the best ones as ranked without relation counts
     // are read together with the counts (one engine round trip instead of two). Only when some count
     // is not zero is the ranking redone with them, and its records read unless they are those already read.
-    const guess = kept(candidates.rank(new Map()));
+    const guess = this.timer.time("scoring", () => kept(candidates.rank(new Map())));
     const guessIds = guess.slice(0, request.limit).map((r) => r.memory.id);
-    const [relationCounts, guessRecords] = await Promise.all([
-      this.store.relationCounts(userId, candidates.ids, now),
-      this.store.getMemories(userId, guessIds, now),
-    ]);
-    const ranked = [...relationCounts.values()].some((n) => n !== 0) ? kept(candidates.rank(relationCounts)) : guess;
-    const results = await this.materialize(userId, ranked, request.limit, now, request.accept, new Map(guessRecords.map((m) => [m.id, m])));
+    const results = await this.timer.time("records", async () => {
+      const [relationCounts, guessRecords] = await Promise.all([
+        this.store.relationCounts(userId, candidates.ids, now),
+        this.store.getMemories(userId, guessIds, now),
+      ]);
+      const ranked = [...relationCounts.values()].some((n) => n !== 0) ? kept(candidates.rank(relationCounts)) : guess;
+      return this.materialize(userId, ranked, request.limit, now, request.accept, new Map(guessRecords.map((m) => [m.id, m])));
+    });
     if (request.record_access) await this.store.recordAccess(userId, results.map((r) => r.memory.id), now);
     if (request.include_relations) {
       for (const r of results) r.relations = await this.store.relationsOf(userId, r.memory.id, now);
@@ -116,8 +119,8 @@ export class Recall {
     const k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit * CANDIDATES_PER_RESULT));
     const terms = queryTerms(request.query);
     const [textHits, near, queryVector] = await Promise.all([
-      this.store.searchText(userId, terms, request.filter, k, now, vector),
-      Promise.resolve(vector).then((v) => this.store.nearest(userId, v, request.filter, k, now)),
+      this.timer.time("keyword_search", () => this.store.searchText(userId, terms, request.filter, k, now, vector)),
+      Promise.resolve(vector).then((v) => this.timer.time("vector_search", () => this.store.nearest(userId, v, request.filter, k, now))),
       vector,
     ]);
     const cosines = new Map(near.map((h) => [h.memory.id, h.similarity]));
@@ -125,22 +128,29 @@ export class Recall {
     const candidates = new Map<string, MemoryRef>([...near, ...textHits].map((h) => [h.memory.id, h.memory]));
     const textOnly = textHits.map((h) => h.memory.id).filter((id) => !cosines.has(id));
     for (const [id, vector] of await this.store.embeddings(userId, textOnly)) cosines.set(id, cosine(queryVector, vector));
-    const bm25 = new Map(textHits.map((h) => [h.memory.id, h.bm25]));
-    const bestBm25 = Math.max(0, ...bm25.values());
-    const background = cosineBackground(near.map((h) => h.similarity), k);
-    const matched = [...candidates.values()].map((memory) => {
-      const vector = vectorSimilarity(cosines.get(memory.id) ?? 0, background);
-      const keyword = keywordMatch(bm25.get(memory.id) ?? 0, bestBm25);
-      return { memory, vector, keyword, match: queryMatch(vector, keyword) };
-    });
-    const bestMatch = Math.max(0, ...matched.map((m) => m.match));
-    const rank = (relationCounts: Map<string, number>) =>
-      matched
+    // Each candidate's query match, computed by the first ranking: scoring is a stage the caller times.
+    const matchAll = () => {
+      const bm25 = new Map(textHits.map((h) => [h.memory.id, h.bm25]));
+      const bestBm25 = Math.max(0, ...bm25.values());
+      const background = cosineBackground(near.map((h) => h.similarity), k);
+      const bestCosine = Math.max(0, ...cosines.values());
+      const matched = [...candidates.values()].map((memory) => {
+        const vector = vectorSimilarity(cosines.get(memory.id) ?? 0, background, bestCosine);
+        const keyword = keywordMatch(bm25.get(memory.id) ?? 0, bestBm25);
+        return { memory, vector, keyword, match: queryMatch(vector, keyword) };
+      });
+      return { matched, bestMatch: Math.max(0, ...matched.map((m) => m.match)) };
+    };
+    let matches: ReturnType<typeof matchAll> | null = null;
+    const rank = (relationCounts: Map<string, number>) => {
+      const { matched, bestMatch } = (matches ??= matchAll());
+      return matched
         .map(({ memory, vector, keyword, match }) => {
           const evidence = { memory, vector, keyword, relevance: relativeRelevance(match, bestMatch), relationCount: relationCounts.get(memory.id) ?? 0 };
           return { memory, ...score(evidence, now) };
         })
         .sort((a, b) => b.similarity - a.similarity || a.memory.id.localeCompare(b.memory.id));
+    };
     return { ids: [...candidates.keys()], rank };
   }
 }

@@ -1,7 +1,11 @@
 import { resolve } from "node:path";
 import type { FactSignature } from "../domain/fact-signature.ts";
 import type { FactReader } from "../domain/ports.ts";
+import type { Settings } from "../config.ts";
 import type { EmbedReply, FactsReply, ErrorReply, FromWorker, ReadyReply, ToWorker } from "./protocol.ts";
+import { startOpenAIEmbedder } from "./openai-embedder.ts";
+import { openaiModelName } from "./openai-spec.ts";
+import { embedBatchTexts } from "../metrics/registry.ts";
 
 export interface Embedder extends FactReader {
   readonly modelId: string; // e.g. "glove-sif-100d"
@@ -27,8 +31,12 @@ export interface EmbedderStats {
   startMs: number;
   /** The part of startMs spent inside the worker loading and warming the pipeline. */
   loadMs: number;
-  /** Time spent building the glove model during this start (0 if cached). */
+  /** Time spent building a built-in model during this start (0 if cached). */
   buildMs: number;
+  /** Texts waiting for the worker now. */
+  queuedTexts: number;
+  /** Texts of the batch the worker is embedding now. */
+  inFlightTexts: number;
 }
 
 /** Largest batch sent to the worker; larger requests are split across batches. */
@@ -90,7 +98,9 @@ export class WorkerEmbedder implements Embedder {
   }
 
   stats(): EmbedderStats {
-    return { ...this.counters, startMs: this.startMs, loadMs: this.ready.loadMs, buildMs: this.ready.buildMs };
+    const queuedTexts = this.queue.reduce((n, job) => n + job.texts.length - job.next, 0);
+    const inFlightTexts = this.inFlight?.reduce((n, slice) => n + slice.end - slice.start, 0) ?? 0;
+    return { ...this.counters, startMs: this.startMs, loadMs: this.ready.loadMs, buildMs: this.ready.buildMs, queuedTexts, inFlightTexts };
   }
 
   embed(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: number[] }> {
@@ -132,6 +142,7 @@ export class WorkerEmbedder implements Embedder {
     this.inFlightId = this.nextId++;
     this.counters.batches++;
     const texts = slices.flatMap((s) => s.job.texts.slice(s.start, s.end));
+    embedBatchTexts.observe(texts.length);
     this.worker.ref();
     this.post({ type: "embed", id: this.inFlightId, texts });
   }
@@ -230,11 +241,35 @@ export class WorkerEmbedder implements Embedder {
   }
 }
 
+export interface EmbedderOptions {
+  /** EMBEDDING_MODEL */
+  model: string;
+  /** MODEL_CACHE_DIR, where local models are built */
+  cacheDir: string;
+  /** EMBEDDING_BASE_URL and EMBEDDING_API_KEY, for an `openai:<model>` */
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+/** The embedder the service's settings ask for. */
+export function embedderOptions(settings: Pick<Settings, "EMBEDDING_MODEL" | "MODEL_CACHE_DIR" | "EMBEDDING_BASE_URL" | "EMBEDDING_API_KEY">): EmbedderOptions {
+  const { EMBEDDING_MODEL: model, MODEL_CACHE_DIR: cacheDir, EMBEDDING_BASE_URL: baseUrl, EMBEDDING_API_KEY: apiKey } = settings;
+  return { model, cacheDir, ...(baseUrl && { baseUrl }), ...(apiKey && { apiKey }) };
+}
+
 /**
- * Starts the worker, builds the glove model on first use, loads and warms the
- * pipeline. Rejects with a message naming the model and what to check.
+ * The one place a model string picks its embedder: `openai:<model>` an OpenAI-compatible server
+ * (openai-embedder.ts), anything else a local model in the worker. Rejects with a message naming
+ * the model and what to check.
  */
-export async function startEmbedder(opts: { model: string; cacheDir: string }): Promise<Embedder> {
+export async function startEmbedder(opts: EmbedderOptions): Promise<Embedder> {
+  if (openaiModelName(opts.model) === undefined) return startWorkerEmbedder(opts);
+  if (!opts.baseUrl) throw new Error(`EMBEDDING_MODEL=${opts.model} needs EMBEDDING_BASE_URL (the OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1)`);
+  return startOpenAIEmbedder({ model: opts.model, baseUrl: opts.baseUrl, ...(opts.apiKey && { apiKey: opts.apiKey }) });
+}
+
+/** Starts the worker, builds a built-in model on first use, loads and warms the pipeline. */
+async function startWorkerEmbedder(opts: { model: string; cacheDir: string }): Promise<Embedder> {
   const started = performance.now();
   const worker = new Worker(new URL("./worker.ts", import.meta.url));
   try {

@@ -2,13 +2,15 @@ import { existsSync } from "node:fs";
 import { env, pipeline, Tensor, type FeatureExtractionPipeline } from "@huggingface/transformers";
 import { loadFailureMessage, type ModelSource } from "./model-spec.ts";
 import { lengthGroups } from "./length-groups.ts";
-import { meanPoolNormalize, type Pooled } from "./pooling.ts";
+import { meanPoolNormalize, sentenceVectors, type Pooled } from "./pooling.ts";
 
 /**
  * A warm transformers.js feature-extraction pipeline. Loaded through the standard
  * `pipeline()` so any compatible folder or hub model works, but run as
  * tokenizer → model → our own pooling: that gives the attention mask for token
- * counts, tokenizes once, and defines the empty-text case (see pooling.ts).
+ * counts, tokenizes once, and defines the empty-text case (see pooling.ts). A model
+ * whose graph pools by itself (a `sentence_embedding` output, as use-lite-128d has)
+ * is taken as it is.
  */
 export interface Engine {
   readonly dimension: number;
@@ -98,8 +100,9 @@ class PipelineEngine implements Engine {
       return { pooled, dim: this.dimension };
     }
     const outputs = (await this.extractor.model(inputs)) as Record<string, Tensor | undefined>;
+    if (outputs.sentence_embedding) return { pooled: sentenceVectors(outputs.sentence_embedding, mask), dim: outputs.sentence_embedding.dims[1] ?? 0 };
     let hidden = outputs.last_hidden_state ?? outputs.token_embeddings ?? outputs.logits;
-    if (!hidden) throw new Error(`model has no last_hidden_state output`);
+    if (!hidden) throw new Error(`model has neither a sentence_embedding nor a last_hidden_state output`);
     if (hidden.type !== "float32") hidden = hidden.to("float32");
     const dim = hidden.dims[2] ?? 0;
     const pooled = meanPoolNormalize(hidden.data as Float32Array, mask.data as BigInt64Array, batch, seq, dim);

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { readGlove, defaultGlovePath, type GloveSource } from "./glove-source.ts";
 import { encodeGatherModel } from "./onnx-proto.ts";
+import { buildModelFolder, ensureModelFolder, type FolderBuild, type FolderBuildResult, type ModelFiles } from "./model-folder.ts";
+import { GLOVE_MODEL_ID } from "./model-ids.ts";
 import { commonComponent, harmonic, removeComponent, sifWeight, zipfProbability } from "./sif.ts";
 import {
   SPECIAL_TOKENS,
@@ -18,7 +19,8 @@ import {
  * SIF-weighted GloVe rows, so mean pooling yields a SIF sentence embedding).
  */
 
-export const GLOVE_MODEL_ID = "glove-sif-100d";
+export { GLOVE_MODEL_ID };
+
 /** Bump when the construction changes: folders with another version are rebuilt. */
 export const BUILD_VERSION = 1;
 
@@ -40,14 +42,6 @@ export interface GloveBuildOptions {
   log?: (message: string) => void;
 }
 
-export interface GloveBuildResult {
-  dir: string;
-  built: boolean;
-  seconds: number;
-  onnxBytes: number;
-}
-
-const REQUIRED_FILES = ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx"];
 /** Typical memory/query length in tokens, used to estimate the common component. */
 const TYPICAL_SENTENCE_TOKENS = 12;
 
@@ -57,95 +51,31 @@ export function gloveModelDir(cacheDir: string, name = GLOVE_MODEL_ID): string {
   return resolve(cacheDir, name);
 }
 
-/** True if the folder holds every file and was built by this BUILD_VERSION. */
-export function isGloveModelCurrent(dir: string): boolean {
-  if (!REQUIRED_FILES.every((f) => existsSync(join(dir, f)))) return false;
-  try {
-    const config = JSON.parse(readFileSync(join(dir, "config.json"), "utf8")) as { engram?: BuildInfo };
-    return config.engram?.build_version === BUILD_VERSION;
-  } catch {
-    return false;
-  }
+function folderBuild(opts: GloveBuildOptions): FolderBuild {
+  const log = opts.log ?? stderrLog;
+  return {
+    dir: gloveModelDir(opts.cacheDir, opts.name),
+    buildVersion: BUILD_VERSION,
+    log,
+    files: async () => {
+      const sourcePath = opts.sourcePath ?? defaultGlovePath();
+      log(`reading vectors from ${sourcePath}…`);
+      return buildFiles(await readGlove(sourcePath), opts, log);
+    },
+  };
 }
 
 /** Builds the folder unless a current one is already there. */
-export async function ensureGloveModel(opts: GloveBuildOptions): Promise<GloveBuildResult> {
-  const dir = gloveModelDir(opts.cacheDir, opts.name);
-  if (isGloveModelCurrent(dir)) {
-    return { dir, built: false, seconds: 0, onnxBytes: statSync(join(dir, "onnx/model.onnx")).size };
-  }
-  return buildGloveModel(opts, false);
+export function ensureGloveModel(opts: GloveBuildOptions): Promise<FolderBuildResult> {
+  return ensureModelFolder(folderBuild(opts));
 }
 
 /**
  * Always builds, into a temp folder that is renamed into place at the end.
  * replace=false keeps a current folder that appeared meanwhile (a concurrent build).
  */
-export async function buildGloveModel(opts: GloveBuildOptions, replace = true): Promise<GloveBuildResult> {
-  const log = opts.log ?? stderrLog;
-  const started = performance.now();
-  const dir = gloveModelDir(opts.cacheDir, opts.name);
-  const sourcePath = opts.sourcePath ?? defaultGlovePath();
-
-  removeStaleTemps(dir);
-  log(`reading vectors from ${sourcePath}…`);
-  const source = await readGlove(sourcePath);
-  const files = buildFiles(source, opts, log);
-
-  const tmp = `${dir}.tmp-${uniqueSuffix()}`;
-  mkdirSync(join(tmp, "onnx"), { recursive: true });
-  try {
-    log(`writing onnx (${(files.onnx.length / 1e6).toFixed(1)} MB)…`);
-    for (const [name, content] of Object.entries(files.text)) await Bun.write(join(tmp, name), content);
-    await Bun.write(join(tmp, "onnx/model.onnx"), files.onnx);
-    swapInto(tmp, dir, replace);
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-  const seconds = (performance.now() - started) / 1000;
-  log(`done: ${dir} in ${seconds.toFixed(1)} s`);
-  return { dir, built: true, seconds, onnxBytes: files.onnx.length };
-}
-
-/**
- * Moves the finished temp folder to its final name. Without `replace`, a current
- * folder from a concurrent builder is kept: it is as good as ours (same bytes).
- */
-function swapInto(tmp: string, dir: string, replace: boolean): void {
-  if (existsSync(dir)) {
-    if (!replace && isGloveModelCurrent(dir)) return;
-    const old = `${dir}.old-${uniqueSuffix()}`;
-    renameSync(dir, old); // rename cannot replace a non-empty folder: move the old one aside first
-    rmSync(old, { recursive: true, force: true });
-  }
-  try {
-    renameSync(tmp, dir);
-  } catch (err) {
-    if (!isGloveModelCurrent(dir)) throw err;
-  }
-}
-
-/** Temp folders left by a build that was killed; builds take seconds, so an hour-old one is dead. */
-function removeStaleTemps(dir: string): void {
-  const parent = dirname(dir);
-  if (!existsSync(parent)) return;
-  const prefix = `${basename(dir)}.tmp-`;
-  for (const entry of readdirSync(parent)) {
-    const path = join(parent, entry);
-    if (entry.startsWith(prefix) && Date.now() - statSync(path).mtimeMs > 3_600_000) {
-      rmSync(path, { recursive: true, force: true });
-    }
-  }
-}
-
-/** Two builds may run at once, even in one process (two workers starting together). */
-function uniqueSuffix(): string {
-  return `${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
-}
-
-interface ModelFiles {
-  text: Record<string, string>;
-  onnx: Uint8Array;
+export function buildGloveModel(opts: GloveBuildOptions, replace = true): Promise<FolderBuildResult> {
+  return buildModelFolder(folderBuild(opts), replace);
 }
 
 /** Pure part of the build: same source and options → identical bytes. */

@@ -40,3 +40,22 @@ export function meanPoolNormalize(
   }
   return { vectors, tokens };
 }
+
+/**
+ * A model's own sentence vectors ([batch, dim], already unit length), with the token counts
+ * from the mask. A text with no tokens gets the zero vector, as meanPoolNormalize gives it:
+ * what the model returns for an empty sequence (its biases alone) would match every other
+ * empty text and nothing useful.
+ */
+export function sentenceVectors(output: { data: unknown; dims: number[] }, mask: { data: unknown; dims: number[] }): Pooled {
+  const [batch = 0, dim = 0] = output.dims;
+  const seq = mask.dims[1] ?? 0;
+  const maskData = mask.data as BigInt64Array;
+  const vectors = Float32Array.from(output.data as Float32Array);
+  const tokens = new Int32Array(batch);
+  for (let b = 0; b < batch; b++) {
+    for (let s = 0; s < seq; s++) if (maskData[b * seq + s] !== 0n) tokens[b]!++;
+    if (tokens[b] === 0) vectors.fill(0, b * dim, (b + 1) * dim);
+  }
+  return { vectors, tokens };
+}

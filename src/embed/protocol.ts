@@ -25,7 +25,7 @@ export interface ReadyReply {
   type: "ready";
   modelId: string;
   dimension: number;
-  /** Milliseconds spent building the glove model in this start (0 if it was cached). */
+  /** Milliseconds spent building a built-in model in this start (0 if it was cached). */
   buildMs: number;
   /** Milliseconds from init to a warm pipeline (import + load + warm-up call). */
   loadMs: number;

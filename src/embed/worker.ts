@@ -1,10 +1,10 @@
 /**
- * Embedding worker thread. Protocol (see protocol.ts): one "init" (build the glove
+ * Embedding worker thread. Protocol (see protocol.ts): one "init" (build a built-in
  * model if needed, load + warm the pipeline, reply "ready" or "error"), then
  * "embed" and "facts" requests, answered in order. Started by embedder.ts with
  * `new Worker(new URL("./worker.ts", import.meta.url))`.
  */
-import { ensureGloveModel } from "./glove-model.ts";
+import { ensureBuiltInModel } from "./built-in-models.ts";
 import { loadEngine, type Engine } from "./engine.ts";
 import { resolveModelSpec } from "./model-spec.ts";
 import { factSignature } from "../domain/fact-signature.ts";
@@ -24,11 +24,11 @@ async function init(req: InitRequest): Promise<void> {
   const started = performance.now();
   const source = resolveModelSpec(req.model, req.cacheDir);
   let buildMs = 0;
-  if (source.kind === "glove") {
-    const build = await ensureGloveModel({ cacheDir: req.cacheDir });
+  if (source.kind === "built-in") {
+    const build = await ensureBuiltInModel(source.id, req.cacheDir);
     if (build.built) {
       buildMs = build.seconds * 1000;
-      Bun.gc(true); // drop the ~1 GB of parsed GloVe JSON before loading
+      Bun.gc(true); // drop the source weights (GloVe's parsed JSON is ~1 GB) before loading
     }
   }
   engine = await loadEngine(source, req.model, req.cacheDir);

@@ -52,7 +52,7 @@ export async function renderDetail(root: HTMLElement, id: string): Promise<void>
       { class: "row" },
       field("Importance", h("input", { name: "importance", type: "number", min: 0, max: 1, step: 0.05, value: m.importance, disabled: m.immutable })),
       field("Type", h("select", { name: "memory_type", disabled: m.immutable }, MEMORY_TYPES.map((t) => h("option", { value: t, selected: t === m.memory_type }, t)))),
-      field("Namespace", h("input", { name: "namespace", value: m.namespace, required: true, disabled: m.immutable })),
+      field("Namespace", h("input", { name: "namespace", value: m.namespace, required: true, maxlength: 255, disabled: m.immutable })),
       field("Tags", h("input", { name: "tags", value: m.tags.join(", "), disabled: m.immutable })),
     ),
     h("button", { type: "submit", disabled: m.immutable }, "Save changes"),

@@ -7,7 +7,7 @@ import type { Graph } from "./types";
 
 let current: cytoscape.Core | null = null;
 
-/** The relation graph of a namespace or around one memory: a neighbourhood of at most max_nodes, laid out by cytoscape. */
+/** The relation graph around one memory, of a namespace or of every namespace (the default): at most max_nodes, laid out by cytoscape. */
 export function renderGraph(root: HTMLElement, params: URLSearchParams): void {
   const memoryId = params.get("memory_id") ?? "";
   const canvas = h("div", { id: "graph", class: "graph", role: "img", "aria-label": "Relation graph" });
@@ -23,7 +23,7 @@ export function renderGraph(root: HTMLElement, params: URLSearchParams): void {
         location.hash = `#/graph${q}`;
       },
     },
-    field("Namespace", h("input", { name: "namespace", value: params.get("namespace") ?? (memoryId ? "" : "default"), list: "namespaces" })),
+    field("Namespace", h("input", { name: "namespace", value: params.get("namespace") ?? "", list: "namespaces", placeholder: "all namespaces" })),
     field("or around memory id", h("input", { name: "memory_id", value: memoryId, size: 38 })),
     field("Depth", h("input", { name: "depth", type: "number", min: 1, max: 3, value: params.get("depth") ?? 2 })),
     field("Max nodes", h("input", { name: "max_nodes", type: "number", min: 1, max: 500, value: params.get("max_nodes") ?? 150 })),
@@ -53,7 +53,7 @@ export function renderGraph(root: HTMLElement, params: URLSearchParams): void {
 
 async function draw(container: HTMLElement, summary: HTMLElement, params: URLSearchParams): Promise<void> {
   const memoryId = params.get("memory_id") || undefined;
-  const namespace = memoryId ? undefined : params.get("namespace") || "default";
+  const namespace = memoryId ? undefined : params.get("namespace") || undefined; // none: every namespace
   const graph = await attempt(() =>
     api<Graph>("GET", `/v1/graph${query({ memory_id: memoryId, namespace, depth: params.get("depth") ?? 2, max_nodes: params.get("max_nodes") ?? 150 })}`),
   );

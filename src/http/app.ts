@@ -14,8 +14,10 @@ import { consolidateRoutes } from "./routes/consolidate";
 import { healthRoutes } from "./health";
 import { explorerRoutes } from "./routes/explorer";
 import { mcpRoutes } from "../mcp/http-route";
-import { log, logs } from "../log";
+import { log } from "../log";
 import { requestLog } from "./request-log";
+import { metricsRoutes } from "./routes/metrics";
+import { watch } from "../metrics/sources";
 
 /** The whole HTTP surface; routes are thin: schema-validated, delegating to src/domain. */
 export function createApp(deps: AppDeps) {
@@ -23,20 +25,25 @@ export function createApp(deps: AppDeps) {
   // Encode (a deep clone) on every answer because Elysia's t.Integer/t.Number are transforms, and our
   // answers need no encoding: that clone was ~10% of the CPU of a list or search request.
   const app = new Elysia({ encodeSchema: false });
-  if (logs("debug")) app.use(requestLog()); // not even an empty hook on every request otherwise
+  // The metrics read this service's cache and embedding queue until it stops.
+  const unwatch = watch({ engine: deps.engine, embedder: deps.embedder });
   return app
+    .onStop(unwatch)
+    .use(requestLog(deps.config.JWT_SECRET))
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = requestIdOf(request);
       checkDeclaredLength(request);
     })
     .onParse({ as: "global" }, parseJsonBody)
-    .onError({ as: "global" }, ({ code, error, set, request }) => {
+    .onError({ as: "global" }, ({ code, error, set, request, route }) => {
       const { reply, unexpected } = toErrorReply(code, error);
       const requestId = String(set.headers["x-request-id"] ?? requestIdOf(request));
       set.headers["x-request-id"] = requestId;
       if (unexpected) {
         // The client gets the request id, never the stack: the log has both.
-        log.error(`[engram] ${request.method} ${new URL(request.url).pathname} failed (request ${requestId}):`, error);
+        const failure = error instanceof Error ? { error: error.message, stack: error.stack } : { error: String(error) };
+        const line = `[engram] ${request.method} ${new URL(request.url).pathname} failed (request ${requestId}): ${failure.stack ?? failure.error}`;
+        log.entry("error", { source: "engram", msg: "request failed", request_id: requestId, method: request.method, route: route || "unmatched", ...failure }, () => line);
         const body = reply.body as { error?: { details?: Record<string, unknown> } };
         if (body.error?.details) body.error.details.request_id = requestId;
       }
@@ -60,6 +67,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(healthRoutes(deps.store, () => deps.embedder.modelId))
+    .use(metricsRoutes(deps.config.METRICS_TOKEN))
     .use(explorerRoutes())
     .use(mcpRoutes(deps))
     .use(publicRoutes(deps))

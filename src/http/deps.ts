@@ -14,10 +14,13 @@ import { FreeTier } from "../billing/free-tier";
 import { Paywall } from "../billing/paywall";
 import { StagingStore } from "../billing/staged-writes";
 import { X402Server } from "../billing/x402-server";
+import { recallTimer } from "../metrics/recall-timer";
 
 /** Everything the routes use, built once from the configuration and the two I/O parts. */
 export interface AppDeps {
   config: Config;
+  /** the engine behind every service's staging wrapper: what operational views (the metrics) read */
+  engine: MemoryStore;
   store: MemoryStore;
   embedder: TextEmbedder;
   clock: Clock;
@@ -40,13 +43,14 @@ export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmb
   const staging = new StagingStore(engine);
   const store: MemoryStore = staging;
   const freeTier = new FreeTier(store, config.FREE_TIER_CALLS);
-  const recall = new Recall(store, embedder, clock);
+  const recall = new Recall(store, embedder, clock, recallTimer);
   const { extractor, summarizer } = configuredLanguageTools(config);
   const memories = new Memories(store, embedder, clock, config.DEDUP_SIMILARITY, embedder.factSignatures ? (embedder as FactReader) : undefined);
   const relations = new Relations(store, clock);
   const tokens = new SessionTokens(config.JWT_SECRET);
   return {
     config,
+    engine,
     store,
     embedder,
     clock,

@@ -1,12 +1,14 @@
 import { t, ValidationError, type Static, type TSchema } from "elysia";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { DomainError } from "../domain/errors";
+import { EmbeddingUnavailable } from "../domain/ports";
 
 /** The `error.code` of each status (the shape the public MemoClaw clients parse). */
 export const ERROR_CODES = {
   400: "BAD_REQUEST",
   401: "AUTH_ERROR",
   402: "PAYMENT_REQUIRED",
+  403: "FORBIDDEN",
   404: "NOT_FOUND",
   409: "CONFLICT",
   413: "PAYLOAD_TOO_LARGE",
@@ -139,6 +141,10 @@ function domainReply(error: DomainError): ErrorReply {
 export function toErrorReply(code: string | number, error: unknown): { reply: ErrorReply; unexpected: boolean } {
   if (error instanceof ReplyError) return { reply: error.reply, unexpected: error.reply.status >= 500 };
   if (error instanceof DomainError) return { reply: domainReply(error), unexpected: false };
+  // Logged with its cause (what to check) for the operator; the client only learns to retry later.
+  if (error instanceof EmbeddingUnavailable) {
+    return { reply: { status: 503, body: errorBody(503, "the embedding provider is unavailable; try again later", { reason: "embedding_unavailable" }) }, unexpected: true };
+  }
   if (error instanceof ValidationError && error.type !== "response") return { reply: domainReply(validationReply(error)), unexpected: false };
   // Elysia wraps whatever the body parser throws (ours: 413, 415, 422, 400 with the reason) in a ParseError.
   const parseCause = code === "PARSE" ? (error as { cause?: unknown } | null)?.cause : undefined;

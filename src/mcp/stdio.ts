@@ -6,7 +6,7 @@
  *   ENGRAM_URL          a running engram (e.g. http://localhost:8787): every MCP request is relayed
  *                       to its /mcp endpoint, signed with the key (x-wallet-auth, fresh each minute)
  *   (no ENGRAM_URL)     embedded: the store and embedding model run in this process, configured
- *                       like the service (DATA_DIR, STORE, MODEL_CACHE_DIR…; see README › Configuration)
+ *                       like the service (DATA_DIR, STORE, MODEL_CACHE_DIR…; see docs/configuration.md)
  *
  * Either way the tools are those of src/mcp/tools.ts: remotely through the service's /mcp, or here
  * through the same server factory. stdout carries only the protocol: logs go to stderr.
@@ -26,7 +26,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { loadConfig, withSessionSecret } from "../config";
 import { openStore } from "../store/open-store";
-import { startEmbedder } from "../embed/embedder";
+import { embedderOptions, startEmbedder } from "../embed/embedder";
 import { buildDeps } from "../http/deps";
 import { authMessage } from "../auth/wallet-signature";
 import { createMcpServer } from "./server";
@@ -50,7 +50,7 @@ async function embedded(account: PrivateKeyAccount) {
   const settings = loadConfig(process.env);
   const store = await openStore(settings);
   const config = await withSessionSecret(settings, store);
-  const embedder = await startEmbedder({ model: config.EMBEDDING_MODEL, cacheDir: config.MODEL_CACHE_DIR });
+  const embedder = await startEmbedder(embedderOptions(config));
   await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
   const deps = buildDeps(config, store, embedder);
   // The wallet is resolved by the same authenticator the HTTP service uses, from a signed header.

@@ -267,7 +267,7 @@ export const TOOLS: Tool[] = [
   tool({
     name: "graph",
     title: "Relation graph",
-    description: "The relation graph around a memory (memory_id) or of a namespace: breadth-first up to `depth` hops (1–3, default 2) and `max_nodes` (default 100, max 500).",
+    description: "The relation graph around a memory (memory_id), of a namespace, or of every namespace when neither is given: breadth-first up to `depth` hops (1–3, default 2) and `max_nodes` (default 100, max 500).",
     rest: "GET /v1/graph",
     input: t.Object({
       memory_id: t.Optional(Uuid),
@@ -276,7 +276,7 @@ export const TOOLS: Tool[] = [
       max_nodes: t.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
     }),
     readOnly: true,
-    run: ({ deps, userId }, query) => graphAnswer(deps, userId, query, "arguments"),
+    run: ({ deps, userId }, query) => graphAnswer(deps, userId, query),
   }),
   tool({
     name: "history",

@@ -11,7 +11,7 @@ export async function openStore(config: Pick<Config, "STORE" | "DATA_DIR" | "RED
       const maxCachedBytes = config.CACHE_MAX_MB * 2 ** 20;
       // The scan thread (large wallets' vector searches) pays only with a core to spare: with as many
       // service processes as cores its hand-offs are overhead (100k memories, 2 cores, WORKERS=2:
-      // 888–897 recalls/s with it, 966–999 without; README › Performance › Scan thread).
+      // 888–897 recalls/s with it, 966–999 without; docs/performance.md › Scan thread).
       const offloadMinRows = availableParallelism() > config.WORKERS ? undefined : Infinity;
       return new SqliteStore(config.DATA_DIR, { vectorIndex: { maxCachedBytes, offloadMinRows } });
     }

@@ -86,6 +86,10 @@ describeEngines("dedup, context, suggested and graph", (engine) => {
     expectFieldError(await client.post("/v1/context", { max_tokens: 99 }), "max_tokens");
     expectFieldError(await client.post("/v1/context", { max_tokens: 16001 }), "max_tokens");
     expectFieldError(await client.post("/v1/context", { max_memories: 101 }), "max_memories");
+    // a numeric string is not an integer, as on every other endpoint
+    expectFieldError(await client.post("/v1/context", { max_memories: "5" }), "body/max_memories");
+    expectFieldError(await client.post("/v1/context", { max_tokens: "500" }), "body/max_tokens");
+    expectFieldError(await client.post("/v1/context", { limit: "5" }), "body/limit");
     expect((await client.post("/v1/context", { max_tokens: 16000, max_memories: 100 })).status).toBe(200);
   });
 
@@ -154,6 +158,13 @@ describeEngines("dedup, context, suggested and graph", (engine) => {
     expect((await client.get(`/v1/graph?memory_id=${MISSING_ID}`)).status).toBe(404);
     expect((await new Client(service).get(`/v1/graph?memory_id=${a}`)).status).toBe(404);
     expectFieldError(await client.get(`/v1/graph?memory_id=${a}&depth=4`), "depth");
-    expect((await client.get("/v1/graph")).status).toBe(422);
+    // no memory_id nor namespace: the graph of every namespace, newest memories first
+    const other = (await client.post("/v1/store", { content: "Epsilon lives in another namespace", namespace: uniqueNs("graph-other") })).body.id as string;
+    const all = await client.get("/v1/graph?depth=1&max_nodes=500");
+    expect(all.status).toBe(200);
+    const allIds = all.body.nodes.map((n: { id: string }) => n.id);
+    expect(allIds).toEqual(expect.arrayContaining([a, b, c, d, other]));
+    expect(all.body.edges.length).toBeGreaterThanOrEqual(3);
+    expect((await client.get("/v1/graph?max_nodes=1")).body.nodes.map((n: { id: string }) => n.id)).toEqual([other]);
   });
 });

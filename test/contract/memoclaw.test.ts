@@ -8,7 +8,7 @@ import { LIMITS } from "../../src/domain/memory";
 /**
  * The requests the public MemoClaw clients (CLI, MCP server, TS and Python SDKs) send, as they send
  * them, with assertions on the fields they parse: aliases, additive response fields, filters, the
- * Python SDK's bare-hex signature, and rate limiting. See README › MemoClaw clients.
+ * Python SDK's bare-hex signature, and rate limiting. See docs/clients.md.
  */
 const ids = (res: Reply) => (res.body.memories as { id: string }[]).map((m) => m.id);
 const sorted = (xs: string[]) => [...xs].sort();

@@ -451,6 +451,12 @@ describeEngines("memories", (engine) => {
       expectFieldError(await client.patch("/v1/memories/not-a-uuid", { importance: 0.2 }), "id");
       expect((await client.patch(`/v1/memories/${MISSING_ID}`, { importance: 0.2 })).status).toBe(404);
       expect((await client.get(`/v1/memories/${id}/history`)).body.history).toEqual([]);
+      // the limit is 255 on PATCH as everywhere: 255 moves the memory, 256 is refused by each form of update
+      const ns255 = pad(`ns${crypto.randomUUID()}`, 255);
+      expect((await client.patch(`/v1/memories/${id}`, { namespace: ns255 })).body.namespace).toBe(ns255);
+      const batch = await client.patch("/v1/memories/batch", { updates: [{ id, namespace: pad("ns", 256) }] });
+      expect(batch.body.errors).toEqual([{ id, status: 422, message: expect.stringContaining("body/updates/0/namespace") }]);
+      expect((await client.get(`/v1/memories/${id}`)).body.namespace).toBe(ns255);
       expect((await client.get(`/v1/memories/${id}`)).body.importance).toBe(0.5);
     });
 

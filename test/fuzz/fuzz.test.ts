@@ -122,7 +122,8 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/v1/graph", query: ["memory_id", "namespace", "depth", "max_nodes"] },
   { method: "POST", path: "/auth/session", body: { address: "0x0000000000000000000000000000000000000001", timestamp: 1, signature: "0x00" } },
   { method: "GET", path: "/v1/free-tier/info" },
-  // MemoClaw clients' routes (README › MemoClaw clients)
+  { method: "GET", path: "/metrics" },
+  // MemoClaw clients' routes (docs/clients.md)
   { method: "GET", path: "/v1/memories/search", query: ["q", "limit", "namespace", "tags", "memory_type", "session_id", "agent_id", "after", "before", "sort", "order", "pinned", "metadata"] },
   { method: "GET", path: "/v1/memories/count", query: ["namespace", "tags", "memory_type", "pinned", "immutable", "since", "until", "metadata"] },
   { method: "GET", path: "/v1/core-memories", query: ["limit", "namespace", "agent_id"] },

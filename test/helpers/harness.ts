@@ -108,10 +108,10 @@ export async function sendJson(fetcher: Fetch, url: string, method: string, body
   return { status: res.status, body: parsed, headers: res.headers };
 }
 
-/** A small HTTP client bound to a service and a wallet. */
+/** A small HTTP client bound to a service (its URL and clock) and a wallet. */
 export class Client {
   constructor(
-    private readonly service: TestService,
+    private readonly service: Pick<TestService, "url" | "now">,
     readonly wallet: TestWallet = new TestWallet(),
     private readonly fetcher: Fetch = fetch,
   ) {}

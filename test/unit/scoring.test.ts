@@ -34,17 +34,19 @@ describe("recall scoring signals (hand-computed)", () => {
     expect(keywordMatch(3, 0)).toBe(0);
   });
 
-  test("vector similarity: cosine above the median neighbour's, scaled to 0..1", () => {
+  test("vector similarity: cosine above the median neighbour's, scaled to 0..1 up to halfway between the best cosine and 1", () => {
     expect(cosineBackground([0.9, 0.5, 0.6, 0.7, 0.8], 5)).toBe(0.7);
     expect(cosineBackground([0.9, 0.5, 0.6, 0.7, 0.8, 0.4], 6)).toBe(0.6); // the lower middle of an even count
     expect(cosineBackground([0.9, 0.8], 40)).toBe(0); // a small wallet: missing neighbours count as 0
     expect(cosineBackground([0.9, 0.8, 0.7, 0.6], 6)).toBe(0.6);
     expect(cosineBackground([], 40)).toBe(0);
-    expect(vectorSimilarity(0.85, 0.7)).toBeCloseTo(0.5, 12);
-    expect(vectorSimilarity(0.6, 0.7)).toBe(0);
-    expect(vectorSimilarity(1, 0.7)).toBe(1);
-    expect(vectorSimilarity(0.5, 0)).toBe(0.5);
-    expect(vectorSimilarity(-0.3, -0.2)).toBe(0); // a negative background counts as 0
+    expect(vectorSimilarity(0.85, 0.7, 1)).toBeCloseTo(0.5, 12); // a perfect best: the ceiling is 1
+    expect(vectorSimilarity(0.8, 0.4, 0.8)).toBeCloseTo(0.8, 12); // ceiling (1 + 0.8) / 2 = 0.9
+    expect(vectorSimilarity(0.6, 0.4, 0.6)).toBeCloseTo(0.5, 12); // a best barely above the background gets half
+    expect(vectorSimilarity(0.6, 0.7, 0.9)).toBe(0);
+    expect(vectorSimilarity(0.5, 0, 0.5)).toBeCloseTo(0.5 / 0.75, 12);
+    expect(vectorSimilarity(0.3, 0.5, 0.2)).toBe(0); // a best below the background: the ceiling is (1 + background) / 2
+    expect(vectorSimilarity(-0.3, -0.2, 0)).toBe(0); // a negative background counts as 0
   });
 
   test("query match is hybrid without recency; relevance is relative to the best candidate", () => {

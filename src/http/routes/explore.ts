@@ -34,7 +34,7 @@ export const exploreRoutes = (deps: AppDeps) =>
     )
     .get(
       "/v1/graph",
-      ({ query, userId }) => graphAnswer(deps, userId, query, "query"),
+      ({ query, userId }) => graphAnswer(deps, userId, query),
       {
         query: t.Object({
           memory_id: t.Optional(Uuid),
@@ -51,7 +51,7 @@ export const exploreRoutes = (deps: AppDeps) =>
         },
         detail: {
           summary: "Relation graph around a memory or of a namespace",
-          description: "Breadth-first over relations in both directions, up to `depth` hops (1–3, default 2) and `max_nodes` (default 100, max 500). Give `memory_id` or `namespace`.",
+          description: "Breadth-first over relations in both directions, up to `depth` hops (1–3, default 2) and `max_nodes` (default 100, max 500), around `memory_id`, else from the most recent memories of `namespace`, else of every namespace.",
         },
       },
     );

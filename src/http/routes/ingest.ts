@@ -34,7 +34,7 @@ export const ingestRoutes = (deps: AppDeps) => {
   };
   return new Elysia({ detail: { tags: ["ingest"] } })
     .use(authPlugin(deps))
-    .post("/v1/ingest", (c) => ingest(c), { ...ingestOptions, detail: { summary: "Extract facts from a conversation or text and store the new ones (paid)", description: "Give `messages` (roles user, assistant, system, tool) or `text`, not both. Duplicates of existing memories are skipped. See README › Ingest." } })
+    .post("/v1/ingest", (c) => ingest(c), { ...ingestOptions, detail: { summary: "Extract facts from a conversation or text and store the new ones (paid)", description: "Give `messages` (roles user, assistant, system, tool) or `text`, not both. Duplicates of existing memories are skipped. docs/retrieval.md explains the extraction." } })
     .post("/v1/memories/extract", (c) => ingest(c), { ...ingestOptions, detail: { summary: "Extract and store facts (paid; MemoClaw's name of POST /v1/ingest)", description: "The same call as POST /v1/ingest. To extract without storing, use POST /v1/extract." } })
     .post(
       "/v1/migrate",
@@ -69,7 +69,7 @@ export const ingestRoutes = (deps: AppDeps) => {
         },
         detail: {
           summary: "Import Markdown or text files as memories (paid as a batch store)",
-          description: "Each list item and paragraph becomes a memory (headings name sections; code blocks stay with their paragraph); at most 100 files and 2,000 memories per call. See README › MemoClaw clients.",
+          description: "Each list item and paragraph becomes a memory (headings name sections; code blocks stay with their paragraph); at most 100 files and 2,000 memories per call. docs/api.md describes the layout.",
         },
       },
     )

@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { Type } from "@sinclair/typebox";
 import { LIMITS, ScopeField } from "../../domain/memory";
 import { keywordSearch } from "../../domain/search";
 import { accepts } from "../../domain/list-query";
@@ -24,7 +25,7 @@ export const retrievalRoutes = (deps: AppDeps) => {
         response: { 200: t.Object({ memories: t.Array(RecalledMemorySchema), query_tokens: t.Integer() }) },
         detail: {
           summary: "Hybrid semantic recall (paid)",
-          description: "score = hybrid × context_importance × access_boost × type_decay; see the README for every signal. Increments access_count of the returned memories.",
+          description: "score = hybrid × context_importance × access_boost × type_decay; docs/retrieval.md explains every signal. Increments access_count of the returned memories.",
         },
       },
     )
@@ -87,9 +88,10 @@ export const retrievalRoutes = (deps: AppDeps) => {
           namespace: t.Optional(ScopeField),
           session_id: t.Optional(ScopeField),
           agent_id: t.Optional(ScopeField),
-          max_memories: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "the same as max_memories (MemoClaw clients send it); max_memories wins" })),
-          max_tokens: t.Optional(t.Integer({ minimum: 100, maximum: 16000 })),
+          // TypeBox's Integer, not Elysia's t.Integer, which would take the string "5": a JSON body has numbers
+          max_memories: t.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          limit: t.Optional(Type.Integer({ minimum: 1, maximum: 100, description: "the same as max_memories (MemoClaw clients send it); max_memories wins" })),
+          max_tokens: t.Optional(Type.Integer({ minimum: 100, maximum: 16000 })),
           format: t.Optional(t.Union([t.Literal("text"), t.Literal("structured")])),
           include_metadata: t.Optional(t.Boolean()),
           summarize: t.Optional(t.Boolean()),

@@ -1,4 +1,6 @@
 import { createClient } from "redis";
+import { redisErrors, redisRoundTrips } from "../../metrics/registry";
+import { log } from "../../log";
 
 /**
  * RESP2: the module commands (FT.SEARCH, FT.AGGREGATE, FT.INFO) reply with flat arrays there,
@@ -45,10 +47,11 @@ export async function connectClient(url: string): Promise<RedisClient> {
   // Without an error listener an error event would crash the process; repeats are throttled.
   let last = { message: "", at: 0 };
   client.on("error", (error: Error) => {
+    redisErrors.inc({ kind: "connection" });
     const now = Date.now();
     if (error.message === last.message && now - last.at < LOG_EVERY_MS) return;
     last = { message: error.message, at: now };
-    console.error(`[redis] ${error.message}`);
+    log.error(`[redis] ${error.message}`);
   });
   client.on("ready", () => {
     connected = true;
@@ -60,7 +63,49 @@ export async function connectClient(url: string): Promise<RedisClient> {
     await client.close().catch(() => {});
     throw error;
   }
-  return client;
+  return countedClient(client);
+}
+
+/** Counts a round trip of `kind`, and its failure. */
+function roundTrip<T>(kind: "command" | "pipeline" | "transaction", reply: Promise<T>): Promise<T> {
+  redisRoundTrips.inc({ kind });
+  return reply.catch((error: unknown) => {
+    redisErrors.inc({ kind: "command" });
+    throw error;
+  });
+}
+
+/**
+ * The client with every round trip counted for the metrics: a command (sendCommand, which every
+ * call of the engine goes through), a pipeline (execAsPipeline) or a transaction (exec) is one.
+ */
+export function countedClient(client: RedisClient): RedisClient {
+  return new Proxy(client, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property === "sendCommand") return (...args: unknown[]) => roundTrip("command", value.apply(target, args));
+      if (property === "multi") return (...args: unknown[]) => countedMulti(value.apply(target, args));
+      return value.bind(target);
+    },
+  });
+}
+
+/** A MULTI builder whose exec and execAsPipeline are counted; chained calls keep answering the counted builder. */
+function countedMulti<M extends object>(multi: M): M {
+  const proxy: M = new Proxy(multi, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property === "exec") return (...args: unknown[]) => roundTrip("transaction", value.apply(target, args));
+      if (property === "execAsPipeline") return (...args: unknown[]) => roundTrip("pipeline", value.apply(target, args));
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args);
+        return result === target ? proxy : result;
+      };
+    },
+  });
+  return proxy;
 }
 
 /**
@@ -121,7 +166,7 @@ async function untilLoaded(client: RedisClient, maxMs: number, pollMs: number): 
       if (Date.now() - started > maxMs) throw new Error(`Redis is still loading its dataset after ${Math.round(maxMs / 1000)} s`);
       if (Date.now() - logged > LOG_EVERY_MS) {
         logged = Date.now();
-        console.error("[redis] the server is loading its dataset; waiting");
+        log.warn("[redis] the server is loading its dataset; waiting");
       }
       await Bun.sleep(pollMs);
     }

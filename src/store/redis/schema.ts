@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { RedisClient } from "./client";
 import type { Keys } from "./keys";
+import { log } from "../../log";
 
 /**
  * The RediSearch index over the memory documents (memory-doc.ts). TAG fields are CASESENSITIVE
@@ -103,7 +104,7 @@ export class SearchIndex {
       const info = (await this.client.sendCommand(["FT.INFO", this.keys.index])) as unknown[];
       if (Number(field(info, "indexing") ?? 0) === 0) return;
       if (waited > 0 && waited % 5000 === 0) {
-        console.error(`[redis] indexing existing memories: ${(Number(field(info, "percent_indexed") ?? 0) * 100).toFixed(0)}%`);
+        log.info(`[redis] indexing existing memories: ${(Number(field(info, "percent_indexed") ?? 0) * 100).toFixed(0)}%`);
       }
       await Bun.sleep(50);
     }

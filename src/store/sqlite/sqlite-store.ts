@@ -9,6 +9,7 @@ import { EmbeddingModelMismatch } from "../model-binding";
 import { migrate } from "./schema";
 import { memoryWhere } from "./filter-sql";
 import { VectorIndex, type VectorIndexOptions } from "./vector-index";
+import type { CacheStats } from "../../metrics/sources";
 import { AccessLog } from "../access-log";
 import { checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from "./checkpointer";
 import { indexTerms } from "../../domain/text";
@@ -126,6 +127,12 @@ export class SqliteStore implements MemoryStore {
    */
   private writeTransaction<T>(work: () => T): T {
     return this.db.transaction(work).immediate();
+  }
+
+  /** The search cache's size, for the metrics (src/metrics/sources.ts): wallets, rows, approximate bytes by part. */
+  cacheStats(): CacheStats {
+    const { users, rows } = this.vectors.cached();
+    return { wallets: users, rows, bytes: { ...this.vectors.memory() } };
   }
 
   /** Forgets all but the last `keep` row changes (several processes may prune: the same statement). */
