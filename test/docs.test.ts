@@ -31,6 +31,7 @@ describe("the checks themselves", () => {
     expect(problem("#no-such-heading")).toContain("no heading");
     expect(problem("nowhere.md")).toContain("does not exist");
     expect(problem("../../shared/spec/memory-service-spec.md")).toBe("leaves the repository");
+    expect(problem("../.env.example")).toContain("climbs out");
     expect(problem("/etc/hosts")).toContain("absolute path");
     expect(problem("http://localhost:8787/health")).toContain("not a public host");
     expect(problem("http://10.0.0.5/x")).toContain("not a public host");

@@ -196,9 +196,9 @@ function norm(ctx: LayerContext, layer: number, part: "" | "FFN/", x: string): s
 
 /** One pre-norm transformer layer; layer 0 lifts its residual to the hidden width with a dense layer. */
 function transformerLayer(ctx: LayerContext, layer: number, x: string): string {
-  const denseKernel = ctx.src.weights.get(`${ENCODE}/Layer_${layer}/TransformerLayer/dense/kernel/${PARTS}`);
-  const residual = denseKernel
-    ? ctx.g.dense(x, `layer${layer}.residual`, floats(ctx.src, `${ENCODE}/Layer_${layer}/TransformerLayer/dense/kernel/${PARTS}`), floats(ctx.src, `${ENCODE}/Layer_${layer}/TransformerLayer/dense/bias/${PARTS}`))
+  const dense = `${ENCODE}/Layer_${layer}/TransformerLayer/dense`;
+  const residual = ctx.src.weights.has(`${dense}/kernel/${PARTS}`)
+    ? ctx.g.dense(x, `layer${layer}.residual`, floats(ctx.src, `${dense}/kernel/${PARTS}`), floats(ctx.src, `${dense}/bias/${PARTS}`))
     : x;
   const a = ctx.g.op("Add", [attention(ctx, layer, norm(ctx, layer, "", x)), residual]);
   return ctx.g.op("Add", [a, feedForward(ctx, layer, norm(ctx, layer, "FFN/", a))]);

@@ -50,6 +50,9 @@ export function linkProblem(root: string, file: string, href: string, anchorsOf:
   if (path.startsWith("/")) return "an absolute path: link relative to the file";
   const target = path === "" ? file : resolve(dirname(file), decodeURIComponent(path));
   if (!target.startsWith(root + sep)) return "leaves the repository";
+  // A page under docs/ climbing out of it breaks wherever the pages are read on their own: name
+  // such files as code instead.
+  if (path.split("/").includes("..")) return "climbs out of the page's folder (..): name the file as code";
   if (!existsSync(target)) return `${target.slice(root.length + 1)} does not exist`;
   if (anchor === null) return null;
   if (!target.endsWith(".md")) return "an anchor into a file that is not markdown";
