@@ -6,10 +6,13 @@
  *   bun scripts/bench/throughput.ts [--size 10000] [--seconds 10] [--connections 64]
  *                                   [--auth wallet|bearer] [--processes 1] [--data-dir DIR] [--only status,list]
  *                                   [--corpus synthetic|realmem] [--limits 5,10] [--cpu-prof DIR]
+ *                                   [--engine sqlite|redis]
  *
  * Needs wrk (apt-get install -y wrk). The data dir is filled once (real embeddings,
  * store.insertMemories) and kept when --data-dir is given, so before/after runs measure the same
- * data. --corpus: synthetic memories and queries (scripts/bench/synthetic.ts, the default), or
+ * data. --engine redis runs the service on REDIS_URL instead (STORE=redis): give it a server of its
+ * own, empty or holding just this bench's wallet (it is filled once, when its memory count is not
+ * --size). --corpus: synthetic memories and queries (scripts/bench/synthetic.ts, the default), or
  * RealMem (scripts/bench/realmem.ts: its dialogue turns, split at 2,000 characters, as memories,
  * each dated by its session, in order and again from the start, marked "(copy n)", when --size asks
  * for more than its 16,264; its query turns of at most 1,000 characters, 1,414 of 1,415, as queries). The x-wallet-auth header is re-signed
@@ -37,6 +40,8 @@ import { contentHash } from "../../src/domain/text.ts";
 import { LIMITS, newMemory } from "../../src/domain/memory.ts";
 import type { StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
+import { openStore } from "../../src/store/open-store.ts";
+import { loadConfig } from "../../src/config.ts";
 import { printTable, startBenchEmbedder } from "./bench-util.ts";
 import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
 import { loadRealMem } from "./realmem.ts";
@@ -55,6 +60,7 @@ const { values: args } = parseArgs({
     "cpu-prof": { type: "string" },
     corpus: { type: "string", default: "synthetic" },
     limits: { type: "string" },
+    engine: { type: "string", default: "sqlite" },
   },
 });
 
@@ -91,13 +97,31 @@ function realMemMemory(i: number): { content: string; at: number } {
   return copy === 0 ? m : { content: `${m.content} (copy ${copy})`, at: m.at };
 }
 
-// ---- fill (once per data dir) ----
+// ---- fill (once per data dir, or per Redis server) ----
+if (args.engine !== "sqlite" && args.engine !== "redis") throw new Error(`--engine is sqlite or redis; got ${args.engine}`);
+const redisUrl = process.env.REDIS_URL;
+if (args.engine === "redis" && !redisUrl) throw new Error("--engine redis: set REDIS_URL to a Redis 8 (or Redis Stack 7.4) server the bench may fill");
+const engineEnv = args.engine === "redis" ? { STORE: "redis", REDIS_URL: redisUrl! } : {};
 mkdirSync(dataDir, { recursive: true });
 // synthetic data dirs keep their earlier marker name
 const marker = join(dataDir, realmem ? `.filled-realmem-${size}` : `.filled-${size}`);
-if (!existsSync(marker)) {
+
+/** Whether the engine already holds this bench's wallet: the data dir's marker, or Redis' memory count. */
+async function filled(): Promise<boolean> {
+  if (args.engine === "sqlite") return existsSync(marker);
+  const store = await openStore(loadConfig({ ...engineEnv, DATA_DIR: dataDir }));
+  try {
+    const count = await store.countAll();
+    if (count !== 0 && count !== size) throw new Error(`REDIS_URL holds ${count} memories, not --size ${size}: give the bench an empty server (or the one it filled for this size)`);
+    return count === size;
+  } finally {
+    await store.close();
+  }
+}
+
+if (!(await filled())) {
   const embedder = await startBenchEmbedder(cacheDir);
-  const store = new SqliteStore(dataDir);
+  const store = args.engine === "sqlite" ? new SqliteStore(dataDir) : await openStore(loadConfig({ ...engineEnv, DATA_DIR: dataDir }));
   await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
   const userId = await store.userIdForWallet(account.address);
   const rng = prng(42);
@@ -129,7 +153,7 @@ if (!existsSync(marker)) {
 }
 
 // ---- service ----
-const env = { ...process.env, DATA_DIR: dataDir, MODEL_CACHE_DIR: cacheDir, PORT: String(port), HOST: "127.0.0.1", FREE_TIER_CALLS: "1000000000", WORKERS: args.processes! };
+const env = { ...process.env, ...engineEnv, DATA_DIR: dataDir, MODEL_CACHE_DIR: cacheDir, PORT: String(port), HOST: "127.0.0.1", FREE_TIER_CALLS: "1000000000", WORKERS: args.processes! };
 const profile = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${resolve(args["cpu-prof"])}`] : [];
 const server = Bun.spawn(["bun", ...profile, join(root, "scripts/start.ts")], { env, stdout: "pipe", stderr: "inherit" });
 const base = `http://127.0.0.1:${port}`;
@@ -155,8 +179,8 @@ async function authHeader(): Promise<[string, string]> {
   return ["x-wallet-auth", await walletHeader()];
 }
 
-/** wrk threads of a measured run (the warm-up uses one) */
-const WRK_THREADS = 2;
+/** wrk threads of a measured run (the warm-up uses one); wrk needs a connection per thread */
+const WRK_THREADS = Math.min(2, connections);
 const qrng = prng(7);
 const queries = realmem ? realmem.queries.slice(0, 500) : Array.from({ length: 200 }, () => syntheticQuery(qrng));
 const luaDir = mkdtempSync(join(tmpdir(), "engram-wrk-"));
@@ -306,5 +330,5 @@ try {
   rmSync(luaDir, { recursive: true, force: true });
   if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
 }
-console.log(`\n${size.toLocaleString("en-US")} ${args.corpus} memories in the wallet, ${connections} connections, ${seconds} s each, auth ${args.auth}, ${args.processes} process(es); load average before: ${(await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ")}\n`);
+console.log(`\n${size.toLocaleString("en-US")} ${args.corpus} memories in the wallet (${args.engine}), ${connections} connections, ${seconds} s each, auth ${args.auth}, ${args.processes} process(es); load average before: ${(await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ")}\n`);
 printTable(["endpoint", "req/s", "p50 ms", "p99 ms", "service CPU ms/req", "non-2xx / errors"], rows);
