@@ -3,6 +3,7 @@
  * (127.0.0.1 only), RSS sampled every 10 s.
  *
  *   bun scripts/soak.ts [--minutes 10] [--connections 64]
+ *   STORE=redis REDIS_URL=redis://127.0.0.1:6379 bun scripts/soak.ts   (Redis engine: the service keeps its data there)
  *
  * Starts `bun scripts/start.ts` on a fresh data dir, seeds each of 8 wallets, then runs the
  * connections (each a loop of requests, one at a time) for the given time. Deletes keep up with
@@ -140,7 +141,7 @@ const middle = mean(rss.slice(third, 2 * third));
 const last = mean(rss.slice(-third));
 const growth = last - middle;
 const flat = growth <= Math.max(0.1 * middle, 16 * 1024 * 1024);
-console.log(`\nsoak: ${MINUTES} min, ${CONNECTIONS} connections, ${requests} requests (${(requests / (MINUTES * 60)).toFixed(0)}/s), ${fiveXX} × 5xx\n`);
+console.log(`\nsoak (${process.env.STORE ?? "sqlite"} engine): ${MINUTES} min, ${CONNECTIONS} connections, ${requests} requests (${(requests / (MINUTES * 60)).toFixed(0)}/s), ${fiveXX} × 5xx\n`);
 printTable(["t (s)", "RSS (MB)", "requests", "req/s", "5xx", "p50 ms", "p99 ms"], rows);
 console.log(`\nrequests by kind: ${[...byName].sort().map(([k, n]) => `${k} ${n}`).join(", ")}`);
 console.log(`RSS: warm-up end ${mb(rss[third]!)} MB, middle-third mean ${mb(middle)} MB, last-third mean ${mb(last)} MB (${growth >= 0 ? "+" : ""}${mb(growth)} MB): ${flat ? "flat" : "GROWING"}`);

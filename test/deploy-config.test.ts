@@ -74,4 +74,21 @@ describe("deployment settings", () => {
     expect(redis).toMatch(/redis-cli PING \| grep -qx PONG|redis-cli -e PING/);
     expect(redis).toContain("${REDIS_IMAGE:-redis:8}");
   });
+
+  test("the cluster compose file passes the same engram settings as docker-compose.yml and creates the cluster once", async () => {
+    const environmentOf = (compose: string) => {
+      const service = compose.slice(compose.indexOf("  engram:"), compose.indexOf("\n  proxy:"));
+      const rest = service.slice(service.indexOf("    environment:\n") + "    environment:\n".length);
+      return [...rest.slice(0, rest.search(/^ {4}[a-z_]+:/m)).matchAll(/^ {6}([A-Z][A-Z0-9_]+): (.*)$/gm)].map((m) => `${m[1]}=${m[2]}`);
+    };
+    const single = environmentOf(await read("docker-compose.yml"));
+    const cluster = await read("docker-compose.cluster.yml");
+    const differing = environmentOf(cluster).filter((line) => !single.includes(line));
+    expect(differing).toEqual(["REDIS_URL=${REDIS_URL:-redis://redis-1:6379}"]);
+    expect(single.filter((line) => !environmentOf(cluster).includes(line))).toEqual(["REDIS_URL=${REDIS_URL:-redis://redis:6379}"]);
+    for (const node of [1, 2, 3, 4, 5, 6]) expect(cluster).toContain(`--cluster-announce-hostname redis-${node} `);
+    expect(cluster).toMatch(/redis-cli PING \| grep -qx PONG/);
+    expect(cluster).toContain("--cluster-replicas 1 --cluster-yes");
+    expect(cluster).toContain("--appendonly yes --appendfsync everysec --maxmemory-policy noeviction");
+  });
 });

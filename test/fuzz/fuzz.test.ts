@@ -16,6 +16,8 @@ import { FACTS, MISSING_ID } from "../helpers/contract";
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20240611);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 2500);
+/** 48 ms a request (the default run takes 15-60 s): a longer FUZZ_REQUESTS run gets the time it needs. */
+const TIMEOUT_MS = Math.max(120_000, REQUESTS * 48);
 
 /** mulberry32: a small seeded PRNG, so a seed replays the same requests. */
 function prng(seed: number) {
@@ -297,5 +299,5 @@ describeEngines("fuzz", (engine) => {
     console.log(`[fuzz ${engine.name}] seed ${SEED}, ${REQUESTS} requests: ${summary}`);
     if (failures.length) console.error(`[fuzz ${engine.name}] FAILED with seed ${SEED} (rerun: FUZZ_SEED=${SEED} bun test test/fuzz)\n${failures.join("\n")}`);
     expect(failures).toEqual([]);
-  }, 120_000);
+  }, TIMEOUT_MS);
 });

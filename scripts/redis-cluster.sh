@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# A local Redis Cluster for tests: 3 masters + 3 replicas on loopback, each node in its own data
+# dir with AOF (appendonly, fsync every second), the query engine and JSON modules loaded.
+#
+#   REDIS_SERVER=/path/redis-server SEARCH_MODULE=/path/redisearch.so JSON_MODULE=/path/rejson.so \
+#     scripts/redis-cluster.sh start      start the nodes, create the cluster (or rejoin the one
+#                                         CLUSTER_DIR holds), wait for cluster_state:ok
+#   scripts/redis-cluster.sh check        on every master: FT._LIST, and JSON.SET/GET/DEL of a key it owns
+#   scripts/redis-cluster.sh status       the nodes (CLUSTER NODES) and their PIDs
+#   scripts/redis-cluster.sh stop         stop exactly the processes `start` started (by PID file)
+#
+# Environment:
+#   REDIS_SERVER   redis-server binary (required for start; Redis 8, or 7.4 with module builds)
+#   REDIS_CLI      redis-cli binary (default: the one next to REDIS_SERVER, else redis-cli on PATH)
+#   SEARCH_MODULE  RediSearch module (.so) and JSON_MODULE RedisJSON module (.so); required for
+#                  start unless MODULES=builtin (a server that loads them itself)
+#   CLUSTER_DIR    where the node dirs, PID files and logs go (default ${TMPDIR:-/tmp}/engram-redis-cluster)
+#   CLUSTER_PORT   first port; the nodes use 6 consecutive ports (default 7001: 7001-7006)
+#   CLUSTER_HOST   address every node binds and announces (default 127.0.0.1)
+#   REDIS_EXTRA    more server settings, one "name value" per line, appended to every node's config
+#                  (default: the raw doc-id encoding, as docs/deployment.md recommends for Redis 8)
+# Prints the seed URL for REDIS_URL and the PIDs. Exits 1 on a failure, with what to do next.
+set -euo pipefail
+
+CLUSTER_DIR=${CLUSTER_DIR:-${TMPDIR:-/tmp}/engram-redis-cluster}
+CLUSTER_PORT=${CLUSTER_PORT:-7001}
+CLUSTER_HOST=${CLUSTER_HOST:-127.0.0.1}
+NODES=6
+REDIS_EXTRA=${REDIS_EXTRA:-search-raw-docid-encoding yes}
+READY_TIMEOUT=${READY_TIMEOUT:-60}
+
+die() { echo "redis-cluster: $*" >&2; exit 1; }
+ports() { seq "$CLUSTER_PORT" $((CLUSTER_PORT + NODES - 1)); }
+pidfile() { echo "$CLUSTER_DIR/$1/redis.pid"; }
+
+find_cli() {
+  if [[ -n ${REDIS_CLI:-} ]]; then echo "$REDIS_CLI"
+  elif [[ -n ${REDIS_SERVER:-} && -x $(dirname "$REDIS_SERVER")/redis-cli ]]; then echo "$(dirname "$REDIS_SERVER")/redis-cli"
+  elif command -v redis-cli >/dev/null; then command -v redis-cli
+  else die "no redis-cli: set REDIS_CLI=/path/to/redis-cli"; fi
+}
+
+cli() { local port=$1; shift; "$CLI" -h "$CLUSTER_HOST" -p "$port" "$@"; }
+
+# The PID in a node's PID file, only while that process is still this node's redis-server (a PID
+# file left by a crash may name a PID the system has since given to another process).
+live_pid() {
+  local port=$1 file pid
+  file=$(pidfile "$port")
+  [[ -f $file ]] || return 1
+  pid=$(<"$file")
+  [[ -r /proc/$pid/cmdline ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "redis-server.*:$port" || return 1
+  echo "$pid"
+}
+
+write_config() {
+  local port=$1 dir=$CLUSTER_DIR/$1
+  mkdir -p "$dir"
+  {
+    echo "port $port"
+    echo "bind $CLUSTER_HOST"
+    echo "protected-mode yes"
+    echo "dir $dir"
+    echo "daemonize yes"
+    echo "pidfile $(pidfile "$port")"
+    echo "logfile $dir/redis.log"
+    echo "cluster-enabled yes"
+    echo "cluster-config-file nodes.conf"
+    echo "cluster-node-timeout 5000"
+    echo "cluster-announce-ip $CLUSTER_HOST"
+    echo "appendonly yes"
+    echo "appendfsync everysec"
+    echo "maxmemory-policy noeviction"
+    if [[ ${MODULES:-} != builtin ]]; then
+      echo "loadmodule $SEARCH_MODULE"
+      echo "loadmodule $JSON_MODULE"
+    fi
+    printf '%s\n' "$REDIS_EXTRA"
+  } >"$dir/redis.conf"
+}
+
+wait_until() { # seconds, description, command...
+  local deadline=$((SECONDS + $1)) what=$2; shift 2
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || die "timed out after ${READY_TIMEOUT}s waiting for $what; see $CLUSTER_DIR/*/redis.log"
+    sleep 0.5
+  done
+}
+
+cluster_ok() { for p in $(ports); do cli "$p" CLUSTER INFO | grep -q '^cluster_state:ok' || return 1; done; }
+answers_ping() { [[ $(cli "$1" PING 2>/dev/null) == PONG ]]; }
+
+masters() { cli "$CLUSTER_PORT" CLUSTER NODES | awk '$3 ~ /master/ && $3 !~ /fail/ { split($2, a, "[:@]"); print a[2] }'; }
+
+start() {
+  [[ -n ${REDIS_SERVER:-} ]] || die "set REDIS_SERVER=/path/to/redis-server (Redis 8, or 7.4 with module builds)"
+  [[ -x $REDIS_SERVER ]] || die "REDIS_SERVER=$REDIS_SERVER is not an executable file"
+  if [[ ${MODULES:-} != builtin ]]; then
+    [[ -n ${SEARCH_MODULE:-} && -n ${JSON_MODULE:-} ]] \
+      || die "set SEARCH_MODULE=/path/to/redisearch.so and JSON_MODULE=/path/to/rejson.so (or MODULES=builtin if the server loads them itself)"
+    [[ -f $SEARCH_MODULE ]] || die "SEARCH_MODULE=$SEARCH_MODULE: no such file"
+    [[ -f $JSON_MODULE ]] || die "JSON_MODULE=$JSON_MODULE: no such file"
+  fi
+  CLI=$(find_cli)
+  local p known=0
+  for p in $(ports); do
+    if live_pid "$p" >/dev/null; then die "node $p is already running (PID $(live_pid "$p")): run '$0 stop' first"; fi
+    [[ -f $CLUSTER_DIR/$p/nodes.conf ]] && known=$((known + 1))
+  done
+  # Every node knows the cluster (a restart after `stop`): start them, they find each other again.
+  ((known == 0 || known == NODES)) \
+    || die "only $known of $NODES node dirs in $CLUSTER_DIR hold cluster state: remove $CLUSTER_DIR or set CLUSTER_DIR to a new folder"
+  mkdir -p "$CLUSTER_DIR"
+  echo "starting $NODES nodes on $CLUSTER_HOST:$CLUSTER_PORT-$((CLUSTER_PORT + NODES - 1)) in $CLUSTER_DIR"
+  for p in $(ports); do
+    write_config "$p"
+    "$REDIS_SERVER" "$CLUSTER_DIR/$p/redis.conf" || die "node $p did not start; see $CLUSTER_DIR/$p/redis.log"
+  done
+  for p in $(ports); do wait_until "$READY_TIMEOUT" "node $p to answer PING" answers_ping "$p"; done
+  if ((known == 0)); then
+    local addrs=()
+    for p in $(ports); do addrs+=("$CLUSTER_HOST:$p"); done
+    echo "creating the cluster (3 masters, 1 replica each)"
+    "$CLI" --cluster create "${addrs[@]}" --cluster-replicas 1 --cluster-yes >"$CLUSTER_DIR/create.log" 2>&1 \
+      || die "redis-cli --cluster create failed; see $CLUSTER_DIR/create.log"
+  else
+    echo "the nodes hold an existing cluster (nodes.conf): rejoining it"
+  fi
+  wait_until "$READY_TIMEOUT" "cluster_state:ok on every node" cluster_ok
+  echo "cluster_state:ok"
+  status
+}
+
+status() {
+  local p pid
+  CLI=${CLI:-$(find_cli)}
+  for p in $(ports); do
+    if pid=$(live_pid "$p"); then echo "node $CLUSTER_HOST:$p PID $pid"; else echo "node $CLUSTER_HOST:$p not running"; fi
+  done
+  if answers_ping "$CLUSTER_PORT"; then
+    cli "$CLUSTER_PORT" CLUSTER NODES | awk '{ sub("@.*", "", $2); print "  " $2, $3, $9 }'
+    echo "REDIS_URL=redis://$CLUSTER_HOST:$CLUSTER_PORT"
+  fi
+}
+
+# A key this master owns: hash tags {0}, {1}, ... until CLUSTER KEYSLOT lands in one of its ranges.
+owned_key() {
+  local port=$1 ranges n slot
+  ranges=$(cli "$port" CLUSTER NODES | awk '/myself/ { for (i = 9; i <= NF; i++) print $i }')
+  for ((n = 0; n < 100000; n++)); do
+    slot=$(cli "$port" CLUSTER KEYSLOT "{$n}")
+    while IFS=- read -r lo hi; do
+      hi=${hi:-$lo}
+      if ((slot >= lo && slot <= hi)); then echo "engram-cluster-check:{$n}"; return; fi
+    done <<<"$ranges"
+  done
+  die "found no key owned by node $port"
+}
+
+check() {
+  CLI=${CLI:-$(find_cli)}
+  answers_ping "$CLUSTER_PORT" || die "no node answers on $CLUSTER_HOST:$CLUSTER_PORT: run '$0 start' first"
+  local failed=0 p key got list
+  for p in $(masters); do
+    key=$(owned_key "$p")
+    # redis-cli exits 0 on an error reply too: read the reply
+    list=$(cli "$p" FT._LIST 2>&1)
+    if [[ $list == ERR* || $list == *"unknown command"* ]]; then
+      echo "master $p: FT._LIST answered: $list"; failed=1; continue
+    fi
+    cli "$p" JSON.SET "$key" '$' '{"ok":1}' >/dev/null
+    got=$(cli "$p" JSON.GET "$key" '$.ok')
+    cli "$p" DEL "$key" >/dev/null
+    if [[ $got == '[1]' ]]; then echo "master $p: FT._LIST ok, JSON.SET/GET $key ok"
+    else echo "master $p: JSON.GET $key answered '$got', expected [1]"; failed=1; fi
+  done
+  ((failed == 0)) || die "a master lacks a module: check SEARCH_MODULE/JSON_MODULE and $CLUSTER_DIR/*/redis.log"
+}
+
+stop() {
+  local p pid stopped=0
+  for p in $(ports); do
+    if pid=$(live_pid "$p"); then
+      kill -TERM "$pid"
+      for _ in $(seq 100); do [[ -e /proc/$pid ]] || break; sleep 0.1; done
+      if [[ -e /proc/$pid ]]; then echo "node $p (PID $pid) did not stop in 10 s; sending SIGKILL"; kill -KILL "$pid"; fi
+      echo "stopped node $p (PID $pid)"; stopped=$((stopped + 1))
+    fi
+  done
+  echo "$stopped node(s) stopped; data kept in $CLUSTER_DIR (remove it for a fresh cluster)"
+}
+
+case ${1:-} in
+  start) start ;;
+  check) check ;;
+  status) status ;;
+  stop) stop ;;
+  *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac
