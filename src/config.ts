@@ -21,7 +21,10 @@ const EnvSchema = t.Object({
   HOST: t.String({ minLength: 1, default: "0.0.0.0" }),
   DATA_DIR: t.String({ minLength: 1, default: "./data" }),
   STORE: t.Union([t.Literal("sqlite"), t.Literal("redis")], { default: "sqlite" }),
-  REDIS_URL: t.String({ pattern: "^rediss?://", default: "redis://127.0.0.1:6379" }),
+  /** One server, or a cluster's seed nodes separated by commas (src/store/redis/client.ts). */
+  REDIS_URL: t.String({ pattern: "^rediss?://[^,\\s]+(,\\s*rediss?://[^,\\s]+)*$", default: "redis://127.0.0.1:6379" }),
+  /** Replicas a Redis write must reach before it is acknowledged (WAIT); 0 = acknowledged once the master has it. */
+  REDIS_WAIT_REPLICAS: t.Integer({ minimum: 0, maximum: 16, default: 0 }),
   JWT_SECRET: t.Optional(t.String({ minLength: 32 })),
   EMBEDDING_MODEL: t.String({ minLength: 1, default: DEFAULT_EMBEDDING_MODEL }),
   /** The OpenAI-compatible server of an `openai:<model>` EMBEDDING_MODEL ("/embeddings" is appended). */
@@ -68,7 +71,7 @@ export type Config = Settings & { JWT_SECRET: string };
 
 export class ConfigError extends Error {}
 
-const NUMERIC = new Set(["PORT", "FREE_TIER_CALLS", "DEDUP_SIMILARITY", "RATE_LIMIT_PER_MINUTE", "WORKERS", "CACHE_MAX_MB"]);
+const NUMERIC = new Set(["PORT", "FREE_TIER_CALLS", "DEDUP_SIMILARITY", "RATE_LIMIT_PER_MINUTE", "WORKERS", "CACHE_MAX_MB", "REDIS_WAIT_REPLICAS"]);
 
 /** Reads the variables this service knows from `source`, converting numbers; empty strings count as unset. */
 function pickKnown(source: Record<string, string | undefined>): Record<string, unknown> {

@@ -73,6 +73,19 @@ describe("MCP over Streamable HTTP", () => {
     expect(tools.find((t) => t.name === "recall")!.annotations?.readOnlyHint).toBe(true);
   });
 
+  test("unknown arguments are dropped, also once the REST route has served the same schema", async () => {
+    const wallet = new TestWallet();
+    const header = await wallet.header(Math.floor(service.now() / 1000));
+    const rest = await fetch(`${service.url}/v1/store`, { method: "POST", headers: { "content-type": "application/json", "x-wallet-auth": header }, body: JSON.stringify({ content: "stored over REST first" }) });
+    expect(rest.status).toBe(201);
+    const client = await httpClient(service, wallet);
+    try {
+      expect(await ok(client, "store", { content: "then over MCP, with an extra argument", user_id: "ignored" })).toMatchObject({ stored: true });
+    } finally {
+      await client.close();
+    }
+  });
+
   test("store, recall, search, list, get, update, history, delete", async () => {
     const stored = await ok(a, "store", { content: "The deploy key rotates every Tuesday at noon", memory_type: "project", metadata: { tags: ["ops"], source: "runbook" }, user_id: "ignored" });
     expect(stored).toMatchObject({ stored: true, deduplicated: false });

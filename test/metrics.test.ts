@@ -9,7 +9,7 @@ import { observed, scrape, value } from "./helpers/scrape";
 import { createApp } from "../src/http/app";
 import { loadConfig } from "../src/config";
 import { redisErrors, redisRoundTrips } from "../src/metrics/registry";
-import { countedClient } from "../src/store/redis/client";
+import { countedClient } from "../src/store/redis/round-trips";
 import { vectorIndexCounters } from "../src/store/sqlite/vector-index";
 
 describe("GET /metrics (loopback, no token)", () => {

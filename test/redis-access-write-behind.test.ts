@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createClient } from "redis";
-import { dropPrefix, ENGINES } from "./helpers/engines";
+import { connectRaw, dropPrefix, ENGINES } from "./helpers/engines";
 import { RedisStore } from "../src/store/redis/redis-store";
+import { Keys } from "../src/store/redis/keys";
+import type { Batch, Command, Commands, RedisNodes } from "../src/store/redis/nodes";
 import { newMemory, type Memory } from "../src/domain/memory";
 
 /**
@@ -19,11 +20,6 @@ const t1 = Date.parse("2026-01-02T00:00:00.000Z");
 const t2 = Date.parse("2026-01-03T00:00:00.000Z");
 const iso = (ms: number) => new Date(ms).toISOString();
 
-type Raw = ReturnType<typeof rawClient>;
-function rawClient() {
-  return createClient({ url: REDIS_URL, RESP: 2 });
-}
-
 /** The commands the store sends in pipelines / transactions; `failNext` makes the next pipeline fail as a lost connection would. */
 interface Spy {
   sent: string[][];
@@ -32,12 +28,14 @@ interface Spy {
 
 describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", () => {
   const prefix = `engram-test:access-${crypto.randomUUID().slice(0, 8)}:`;
-  let raw: Raw;
+  const k = new Keys(prefix);
+  let raw: RedisNodes;
   const stores: RedisStore[] = [];
+  /** A raw command, sent to the master holding its first key. */
+  const cmd = (args: string[]) => raw.at(args[1]!).sendCommand(args);
 
   beforeAll(async () => {
-    raw = rawClient();
-    await raw.connect();
+    raw = await connectRaw(REDIS_URL!);
   });
 
   afterAll(async () => {
@@ -51,37 +49,43 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", 
     stores.push(store);
     await store.bindEmbeddingModel({ id: "test", dimension: 4 });
     const spy: Spy = { sent: [], failNext: false };
-    const client = (store as unknown as { client: { multi: () => unknown } }).client;
-    const multi = client.multi.bind(client);
-    client.multi = () => {
-      const pipeline = multi() as { addCommand(args: string[]): unknown; execAsPipeline(): Promise<unknown> };
-      const add = pipeline.addCommand.bind(pipeline);
-      const exec = pipeline.execAsPipeline.bind(pipeline);
-      pipeline.addCommand = (args) => {
-        spy.sent.push(args);
-        return add(args);
-      };
-      pipeline.execAsPipeline = () => {
-        if (!spy.failNext) return exec();
-        spy.failNext = false;
-        return Promise.reject(new Error("connection lost (test)"));
-      };
-      return pipeline;
+    const nodes = (store as unknown as { nodes: RedisNodes }).nodes;
+    const at = nodes.at.bind(nodes);
+    nodes.at = (key: string): Commands => {
+      const commands = at(key);
+      return { sendCommand: (args) => commands.sendCommand(args), multi: () => spied(commands.multi(), spy) };
     };
     return { store, spy };
   }
 
+  /** The batch, with its commands recorded and its pipeline failing when the spy says so. */
+  function spied(batch: Batch, spy: Spy): Batch {
+    const add = batch.addCommand.bind(batch);
+    const exec = batch.execAsPipeline.bind(batch);
+    batch.addCommand = (args: Command) => {
+      spy.sent.push(args.map(String));
+      add(args);
+      return batch;
+    };
+    batch.execAsPipeline = () => {
+      if (!spy.failNext) return exec();
+      spy.failNext = false;
+      return Promise.reject(new Error("connection lost (test)"));
+    };
+    return batch;
+  }
+
   /** The counters in the document itself. */
-  async function inDocument(id: string): Promise<{ access_count: number; accessed_at: string }> {
-    const text = (await raw.sendCommand(["JSON.GET", `${prefix}mem:${id}`, "$.m"])) as string;
+  async function inDocument(id: string, user: string): Promise<{ access_count: number; accessed_at: string }> {
+    const text = (await cmd(["JSON.GET", k.memory(user, id), "$.m"])) as string;
     const [m] = JSON.parse(text) as Memory[];
     return { access_count: m!.access_count, accessed_at: m!.accessed_at };
   }
 
   /** The counters Redis holds: the wallet's access hash field when there is one, else the document's. */
   async function committed(id: string, user: string): Promise<{ access_count: number; accessed_at: string }> {
-    const field = (await raw.sendCommand(["HGET", `${prefix}access:${user}`, id])) as string | null;
-    if (field === null) return inDocument(id);
+    const field = (await cmd(["HGET", k.access(user), id])) as string | null;
+    if (field === null) return inDocument(id, user);
     const [count, at] = field.split(" ");
     return { access_count: Number(count), accessed_at: at! };
   }
@@ -123,12 +127,12 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", 
     // one pipeline: the script load, then one call per memory (a's two recalls as one count of 2) and one for the stranger's bump
     const writes = accessWrites(spy);
     expect(writes).toHaveLength(3);
-    const access = `${prefix}access:${user}`;
+    const access = k.access(user);
     expect(writes.filter((args) => args[5] === user).map((args) => args.slice(3).join(" ")).sort()).toEqual(
-      [`${prefix}mem:${a!.id} ${access} ${user} ${a!.id} 2 ${iso(t2)}`, `${prefix}mem:${b!.id} ${access} ${user} ${b!.id} 1 ${iso(t1)}`].sort(),
+      [`${k.memory(user, a!.id)} ${access} ${user} ${a!.id} 2 ${iso(t2)}`, `${k.memory(user, b!.id)} ${access} ${user} ${b!.id} 1 ${iso(t1)}`].sort(),
     );
     // the indexed documents were not written (no re-index per access)
-    expect((await inDocument(a!.id)).access_count).toBe(0);
+    expect((await inDocument(a!.id, user)).access_count).toBe(0);
     const reopened = (await open()).store;
     expect((await reopened.getMemories(user, [a!.id], t2))[0]!.access_count).toBe(2);
   });
@@ -143,8 +147,8 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", 
     await store.updateMemory(user, { memory: { ...read, importance: 0.9, updated_at: iso(t1) } });
     expect((await committed(a!.id, user)).access_count).toBe(1);
     // the update rewrote the document with the count and dropped the hash field
-    expect(await inDocument(a!.id)).toEqual({ access_count: 1, accessed_at: iso(t1) });
-    expect(Number(await raw.sendCommand(["HEXISTS", `${prefix}access:${user}`, a!.id]))).toBe(0);
+    expect(await inDocument(a!.id, user)).toEqual({ access_count: 1, accessed_at: iso(t1) });
+    expect(Number(await cmd(["HEXISTS", k.access(user), a!.id]))).toBe(0);
     expect((await store.getMemories(user, [a!.id], t1))[0]!.access_count).toBe(1);
     await store.recordAccess(user, [a!.id], t2);
     const stats = await store.stats(user, t2);
@@ -161,10 +165,10 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", 
     await store.recordAccess(user, [a!.id], t2);
     expect([(await store.stats(user, t2)).total_accesses, (await store.stats(user, t2)).never_accessed]).toEqual([4, 1]);
     await store.softDelete(user, [b!.id], t2); // deleted: its accesses leave the totals
-    await raw.sendCommand(["DEL", `${prefix}mem:${c!.id}`]); // gone (as an expired key is)
+    await cmd(["DEL", k.memory(user, c!.id)]); // gone (as an expired key is)
     const stats = await store.stats(user, t2);
     expect([stats.total_memories, stats.total_accesses, stats.never_accessed]).toEqual([2, 2, 1]);
-    expect(Number(await raw.sendCommand(["HEXISTS", `${prefix}access:${user}`, c!.id]))).toBe(0);
+    expect(Number(await cmd(["HEXISTS", k.access(user), c!.id]))).toBe(0);
     expect((await store.getMemories(user, [a!.id, d!.id], t2)).map((m) => m.access_count)).toEqual([2, 0]);
   });
 
@@ -177,7 +181,7 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine: access counts written behind", 
     await store.recordAccess(user, [m.id], t1);
     await store.close();
     stores.splice(stores.indexOf(store), 1);
-    const ttl = (await raw.sendCommand(["HPEXPIRETIME", `${prefix}access:${user}`, "FIELDS", "1", m.id])) as number[];
+    const ttl = (await cmd(["HPEXPIRETIME", k.access(user), "FIELDS", "1", m.id])) as number[];
     expect(ttl[0]).toBe(expires);
   });
 

@@ -11,11 +11,12 @@ import {
   tagAnyOf,
   textAnyOf,
 } from "../src/store/redis/query";
-import { globEscape, isRecordId, Keys } from "../src/store/redis/keys";
+import { globEscape, isRecordId, Keys, LegacyKeys } from "../src/store/redis/keys";
+import calculateSlot from "cluster-key-slot";
 import { docHead, docJson, fromBase64, NEVER, orderKey, toDoc, vectorBase64 } from "../src/store/redis/memory-doc";
 import type { Memory } from "../src/domain/memory";
 import { KnnPolicy } from "../src/store/redis/knn-policy";
-import { requireModules } from "../src/store/redis/client";
+import { requireModules } from "../src/store/redis/modules";
 
 /** Strings that are query syntax somewhere in RediSearch, plus unicode that must pass through. */
 const HOSTILE = [
@@ -175,18 +176,48 @@ describe("query building (no server)", () => {
 });
 
 describe("keys and documents (no server)", () => {
-  test("layout under the prefix", () => {
+  test("layout under the prefix: every key of a wallet carries its user id as hash tag", () => {
     const k = new Keys("engram:");
     expect(k.index).toBe("engram:idx:memories");
-    expect(k.memory("m1")).toBe("engram:mem:m1");
-    expect(k.out("m1")).toBe("engram:mem:m1:out");
-    expect(k.in("m1")).toBe("engram:mem:m1:in");
-    expect(k.history("m1")).toBe("engram:mem:m1:history");
-    expect(k.relation("r1")).toBe("engram:rel:r1");
+    expect(k.memory("u1", "m1")).toBe("engram:mem:{u1}:m1");
+    expect(k.out("u1", "m1")).toBe("engram:mem:{u1}:m1:out");
+    expect(k.in("u1", "m1")).toBe("engram:mem:{u1}:m1:in");
+    expect(k.history("u1", "m1")).toBe("engram:mem:{u1}:m1:history");
+    expect(k.relation("u1", "r1")).toBe("engram:rel:{u1}:r1");
+    expect(k.seq("u1")).toBe("engram:seq:{u1}");
+    expect(k.access("u1")).toBe("engram:access:{u1}");
+    expect(k.slot("u1")).toBe("{u1}");
+    expect(k.memoriesOf("u1") + "m1").toBe(k.memory("u1", "m1"));
+    expect(k.relationsOf("u1") + "r1").toBe(k.relation("u1", "r1"));
     expect(k.wallet("0xABC")).toBe("engram:wallet:0xabc");
-    expect(k.memoryIdOf("engram:mem:m1")).toBe("m1");
-    expect(k.memoryIdOf("engram:mem:m1:out")).toBeNull();
-    expect(k.memoryIdOf("other:mem:m1")).toBeNull();
+    expect(k.documentOf("engram:mem:{u1}:m1")).toEqual({ userId: "u1", id: "m1" });
+    expect(k.documentOf("engram:mem:{u1}:m1:out")).toBeNull();
+    expect(k.documentOf("engram:mem:m1")).toBeNull();
+    expect(k.documentOf("other:mem:{u1}:m1")).toBeNull();
+    expect(() => k.memory("u}1", "m1")).toThrow(/brace/);
+  });
+
+  test("one wallet, one slot: its keys hash alike, and the index prefix covers every wallet's documents", () => {
+    const k = new Keys("engram:");
+    const keys = [k.memory("u1", "m1"), k.out("u1", "m1"), k.history("u1", "m2"), k.relation("u1", "r"), k.seq("u1"), k.access("u1"), k.slot("u1")];
+    expect(new Set(keys.map((key) => calculateSlot(key))).size).toBe(1);
+    expect(calculateSlot(k.memory("u2", "m1"))).not.toBe(calculateSlot(k.memory("u1", "m1")));
+    for (const user of ["u1", "u2"]) expect(k.memory(user, "m").startsWith(k.memoryPrefix)).toBe(true);
+  });
+
+  test("layout 1's keys, for the move to the current layout", () => {
+    const legacy = new LegacyKeys("engram:");
+    expect(legacy.memory("m1")).toBe("engram:mem:m1");
+    expect(legacy.sideKeys("m1")).toEqual(["engram:mem:m1:out", "engram:mem:m1:in", "engram:mem:m1:history"]);
+    expect(legacy.relation("r1")).toBe("engram:rel:r1");
+    expect(legacy.access("u1")).toBe("engram:access:u1");
+    expect(legacy.seq).toBe("engram:seq");
+    expect(legacy.memoryIdOf("engram:mem:m1")).toBe("m1");
+    expect(legacy.memoryIdOf("engram:mem:m1:out")).toBeNull();
+    expect(legacy.memoryIdOf("engram:mem:{u1}:m1")).toBeNull();
+    expect(legacy.relationIdOf("engram:rel:r1")).toBe("r1");
+    expect(legacy.accessUserOf("engram:access:{u1}")).toBeNull();
+    expect(new LegacyKeys("t[1]:").memoryScanPattern()).toBe("t\\[1\\]:mem:[^{]*");
   });
 
   test("SCAN patterns escape glob characters of the prefix; ids with ':' are not record ids", () => {
@@ -266,7 +297,7 @@ describe("keys and documents (no server)", () => {
 });
 
 describe("KNN hybrid policy (no server)", () => {
-  /** A client that answers FT.INFO and the wallet (and wallet + namespace) counts from fixed numbers. */
+  /** A server that answers FT.INFO and the wallet (and wallet + namespace) counts from fixed numbers. */
   function fakeClient(indexSize: number, namespaces: Record<string, number>) {
     const calls: string[] = [];
     const client = {
@@ -281,7 +312,8 @@ describe("KNN hybrid policy (no server)", () => {
         throw new Error(`unexpected ${args.join(" ")}`);
       },
     };
-    return { client: client as unknown as ConstructorParameters<typeof KnnPolicy>[0], calls };
+    const nodes = { cluster: false, at: () => client, nodeOf: () => "node" };
+    return { client: nodes as unknown as ConstructorParameters<typeof KnnPolicy>[0], calls };
   }
 
   test("never waits: the engine's choice until the estimates are loaded, then BATCHES only for large unfiltered shares", async () => {

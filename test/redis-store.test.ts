@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { dropPrefix, ENGINES } from "./helpers/engines";
+import { connectRaw, dropPrefix, ENGINES } from "./helpers/engines";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient } from "redis";
 import { newMemory, type Memory } from "../src/domain/memory";
 import { contentHash, cosine, queryTerms } from "../src/domain/text";
 import type { MemoryFilter, MemoryStore, StoredMemory } from "../src/domain/store-port";
 import { EmbeddingModelMismatch } from "../src/store/model-binding";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store";
 import { RedisStore } from "../src/store/redis/redis-store";
+import { Keys } from "../src/store/redis/keys";
+import type { RedisNodes } from "../src/store/redis/nodes";
 
 /**
  * Store-level checks of the redis engine that the HTTP contract suite cannot see: hostile filter
@@ -20,11 +21,6 @@ import { RedisStore } from "../src/store/redis/redis-store";
 const REDIS_URL = process.env.REDIS_URL;
 const DIM = 8;
 const MODEL = { id: "test-model", dimension: DIM };
-
-type Raw = ReturnType<typeof rawClient>;
-function rawClient() {
-  return createClient({ url: REDIS_URL, RESP: 2 });
-}
 
 let seed = 7;
 const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
@@ -78,15 +74,16 @@ const REDIS_REACHABLE = ENGINES.some((engine) => engine.name === "redis");
 
 describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
   const prefix = `engram-test:store-${crypto.randomUUID().slice(0, 8)}:`;
-  let raw: Raw;
+  const k = new Keys(prefix);
+  let raw: RedisNodes;
   let redis: MemoryStore;
   let sqlite: MemoryStore;
   let dataDir: string;
-  const cmd = (args: string[]) => raw.sendCommand(args) as Promise<unknown>;
+  /** A raw command, sent to the master holding its first key (a cluster's, or the one server). */
+  const cmd = (args: string[]) => raw.at(args[1]!).sendCommand(args) as Promise<unknown>;
 
   beforeAll(async () => {
-    raw = rawClient();
-    await raw.connect();
+    raw = await connectRaw(REDIS_URL!);
     redis = await RedisStore.connect(REDIS_URL!, { keyPrefix: prefix });
     await redis.bindEmbeddingModel(MODEL);
     dataDir = mkdtempSync(join(tmpdir(), "engram-redis-parity-"));
@@ -218,19 +215,19 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     // side keys share the expiry; the relation records expire with their first end
     const pexpiretime = (key: string) => cmd(["PEXPIRETIME", key]);
     const expiresAt = Date.parse(expiring.expires_at!);
-    expect(await pexpiretime(`${prefix}mem:${expiring.id}`)).toBe(expiresAt);
-    expect(await pexpiretime(`${prefix}mem:${expiring.id}:in`)).toBe(expiresAt);
-    expect(await pexpiretime(`${prefix}mem:${expiring.id}:out`)).toBe(expiresAt);
-    expect(await pexpiretime(`${prefix}rel:${out.id}`)).toBe(expiresAt);
-    expect(await pexpiretime(`${prefix}rel:${kept.id}`)).toBe(-1);
+    expect(await pexpiretime(k.memory(user, expiring.id))).toBe(expiresAt);
+    expect(await pexpiretime(k.in(user, expiring.id))).toBe(expiresAt);
+    expect(await pexpiretime(k.out(user, expiring.id))).toBe(expiresAt);
+    expect(await pexpiretime(k.relation(user, out.id))).toBe(expiresAt);
+    expect(await pexpiretime(k.relation(user, kept.id))).toBe(-1);
 
     await Bun.sleep(Math.max(0, expiresAt - Date.now()) + 150);
-    expect(await cmd(["EXISTS", `${prefix}mem:${expiring.id}`, `${prefix}mem:${expiring.id}:in`, `${prefix}rel:${out.id}`])).toBe(0);
+    expect(await cmd(["EXISTS", k.memory(user, expiring.id), k.in(user, expiring.id), k.relation(user, out.id)])).toBe(0);
     // staying's adjacency sets still name the expired relations until they are met
-    expect(await cmd(["ZCARD", `${prefix}mem:${staying.id}:out`])).toBe(2);
+    expect(await cmd(["ZCARD", k.out(user, staying.id)])).toBe(2);
     expect(await redis.relationCounts(user, [staying.id, other.id], Date.now())).toEqual(new Map([[staying.id, 1], [other.id, 1]]));
-    expect(await cmd(["ZRANGE", `${prefix}mem:${staying.id}:out`, "0", "-1"])).toEqual([kept.id]);
-    expect(await cmd(["ZCARD", `${prefix}mem:${staying.id}:in`])).toBe(0);
+    expect(await cmd(["ZRANGE", k.out(user, staying.id), "0", "-1"])).toEqual([kept.id]);
+    expect(await cmd(["ZCARD", k.in(user, staying.id)])).toBe(0);
     expect(await redis.relationsOf(user, staying.id, Date.now())).toEqual([kept]);
   });
 
@@ -241,9 +238,9 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     const r = { id: crypto.randomUUID(), source_id: a.id, target_id: b.id, relation_type: "supports" as const, metadata: { why: 1 }, created_at: new Date().toISOString() };
     await redis.createRelation(user, r);
     expect(await redis.relationsOf(user, a.id, Date.now())).toEqual([r]);
-    await raw.sendCommand(["DEL", `${prefix}mem:${b.id}`]); // e.g. evicted
+    await cmd(["DEL", k.memory(user, b.id)]); // e.g. evicted
     expect(await redis.relationsOf(user, a.id, Date.now())).toEqual([]);
-    expect(await cmd(["EXISTS", `${prefix}rel:${r.id}`, `${prefix}mem:${a.id}:out`])).toBe(0);
+    expect(await cmd(["EXISTS", k.relation(user, r.id), k.out(user, a.id)])).toBe(0);
   });
 
   test("updates: kept vector and hash, history newest first, expiry moved and cleared on every key", async () => {
@@ -261,9 +258,8 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     await redis.updateMemory(user, { memory: { ...m, importance: 0.9, expires_at: later }, history: h1 });
     expect((await redis.embeddings(user, [m.id])).get(m.id)).toEqual(vector);
     expect(await redis.findByContentHash(user, "default", contentHash("original text"), Date.now())).toMatchObject({ id: m.id, importance: 0.9 });
-    for (const key of [`mem:${m.id}`, `mem:${m.id}:out`, `mem:${m.id}:history`, `rel:${r.id}`]) {
-      expect([key, await cmd(["PEXPIRETIME", `${prefix}${key}`])]).toEqual([key, Date.parse(later)]);
-    }
+    const moved = [k.memory(user, m.id), k.out(user, m.id), k.history(user, m.id), k.relation(user, r.id)];
+    for (const key of moved) expect([key, await cmd(["PEXPIRETIME", key])]).toEqual([key, Date.parse(later)]);
 
     const h2 = { id: crypto.randomUUID(), memory_id: m.id, changes: { content: "new text", expires_at: null }, created_at: new Date().toISOString() };
     const newVector = unit();
@@ -271,9 +267,7 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     expect((await redis.embeddings(user, [m.id])).get(m.id)).toEqual(newVector);
     expect(await redis.history(user, m.id)).toEqual([h2, h1]);
     expect(await redis.history(crypto.randomUUID(), m.id)).toEqual([]);
-    for (const key of [`mem:${m.id}`, `mem:${m.id}:out`, `mem:${m.id}:history`, `rel:${r.id}`]) {
-      expect([key, await cmd(["PEXPIRETIME", `${prefix}${key}`])]).toEqual([key, -1]);
-    }
+    for (const key of moved) expect([key, await cmd(["PEXPIRETIME", key])]).toEqual([key, -1]);
     expect((await redis.searchText(user, ["new"], {}, 10, Date.now())).map((h) => h.memory.id)).toEqual([m.id]);
     expect(await redis.countText(user, ["original"], {}, Date.now())).toBe(0);
 
@@ -316,19 +310,19 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     const items = ["alpha deploy note", "beta deploy note", "gamma deploy note"].map((content) => stored(memory(user, { content })));
     await redis.insertMemories(items);
     const [a, b, c] = items.map((i) => i.memory.id);
-    const key = (id: string) => `${prefix}mem:${id}`;
+    const key = (id: string) => k.memory(user, id);
     const query = unit();
     const cosines = async () => new Map((await redis.searchText(user, ["deploy"], {}, 10, Date.now(), query)).map((h) => [h.memory.id, h.similarity]));
     const expected = (embedding: Float32Array) => cosine(query, embedding);
     // b as an earlier version wrote it (no `vec`), c's vector replaced by an update, a updated without a vector
-    await raw.sendCommand(["JSON.DEL", key(b!), "$.vec"]);
+    await cmd(["JSON.DEL", key(b!), "$.vec"]);
     const replacement = unit();
     await redis.updateMemory(user, { memory: { ...items[2]!.memory, importance: 0.9 }, embedding: replacement });
     await redis.updateMemory(user, { memory: { ...items[1]!.memory, importance: 0.8 } });
     await redis.updateMemory(user, { memory: { ...items[0]!.memory, importance: 0.7 } });
     const got = await cosines();
     expect([got.get(a!), got.get(b!), got.get(c!)]).toEqual([expected(items[0]!.embedding), expected(items[1]!.embedding), expected(replacement)]);
-    expect(String(await raw.sendCommand(["JSON.GET", key(b!), "$.vec"]))).toBe("[]"); // still without one: readers use the array
+    expect(String(await cmd(["JSON.GET", key(b!), "$.vec"]))).toBe("[]"); // still without one: readers use the array
   });
 
   test("search hits carry the records' ranking fields and access counts, also from documents written before `ix` held them or without `vec`", async () => {
@@ -341,7 +335,7 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     ].map((m) => stored(m));
     await redis.insertMemories(items);
     const [a, b, c, d] = items.map((i) => i.memory.id);
-    const key = (id: string) => `${prefix}mem:${id}`;
+    const key = (id: string) => k.memory(user, id);
     // b and c as an earlier version wrote them (ranking fields only in `m`), c also without `vec`;
     // d updated since (its `ix` follows the new importance)
     for (const id of [b!, c!]) for (const path of ["$.ix.memory_type", "$.ix.importance", "$.ix.access_count"]) await cmd(["JSON.DEL", key(id), path]);
@@ -392,7 +386,8 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     await expect(store.bindEmbeddingModel(other)).rejects.toBeInstanceOf(EmbeddingModelMismatch);
     await expect(store.bindEmbeddingModel({ id: "other-model", dimension: DIM })).rejects.toBeInstanceOf(EmbeddingModelMismatch);
     await store.bindEmbeddingModel(other, true);
-    const info = (await raw.sendCommand(["FT.INFO", `${p}idx:memories`])) as unknown[];
+    const pk = new Keys(p);
+    const info = (await cmd(["FT.INFO", pk.index])) as unknown[];
     expect(JSON.stringify(info)).toContain('"dim",16');
     // the documents are kept, listable and searchable by text; their vectors are cleared until re-embedded
     expect(await store.countAll()).toBe(4);
@@ -417,10 +412,10 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     await store.updateMemory(user, { memory: { ...items[1]!.memory, importance: 0.9 } });
     expect((await store.getMemories(user, [items[1]!.memory.id], Date.now()))[0]?.importance).toBe(0.9);
     // meta lost: an index of the requested dimension is adopted, another dimension is refused
-    await raw.sendCommand(["HDEL", `${p}meta`, "embedding_model", "embedding_dimension"]);
+    await cmd(["HDEL", pk.meta, "embedding_model", "embedding_dimension"]);
     await expect(store.bindEmbeddingModel(MODEL)).rejects.toBeInstanceOf(EmbeddingModelMismatch);
     await store.bindEmbeddingModel({ id: "adopted", dimension: 16 });
-    expect(await cmd(["HGET", `${p}meta`, "embedding_model"])).toBe("adopted");
+    expect(await cmd(["HGET", pk.meta, "embedding_model"])).toBe("adopted");
     await store.close();
   });
 });

@@ -120,7 +120,9 @@ export class Recall {
     const terms = queryTerms(request.query);
     const [textHits, near, queryVector] = await Promise.all([
       this.timer.time("keyword_search", () => this.store.searchText(userId, terms, request.filter, k, now, vector)),
-      Promise.resolve(vector).then((v) => this.timer.time("vector_search", () => this.store.nearest(userId, v, request.filter, k, now))),
+      // A query of words the model does not know embeds to zeros: no direction, so no neighbours (a
+      // cosine engine would answer NaN distances, another arbitrary rows at similarity 0).
+      Promise.resolve(vector).then((v) => (isZero(v) ? [] : this.timer.time("vector_search", () => this.store.nearest(userId, v, request.filter, k, now)))),
       vector,
     ]);
     const cosines = new Map(near.map((h) => [h.memory.id, h.similarity]));
@@ -154,3 +156,5 @@ export class Recall {
     return { ids: [...candidates.keys()], rank };
   }
 }
+
+const isZero = (vector: Float32Array) => vector.every((x) => x === 0);

@@ -64,6 +64,21 @@ export interface EmbeddingModelInfo {
   dimension: number;
 }
 
+/**
+ * The store applied a write but could not make it as durable as configured in time (Redis: fewer
+ * replicas than REDIS_WAIT_REPLICAS confirmed it). The request fails with 503; the write may exist.
+ */
+export class WriteNotReplicated extends Error {
+  override readonly name = "WriteNotReplicated";
+  constructor(
+    readonly acknowledged: number,
+    readonly required: number,
+    readonly timeoutMs: number,
+  ) {
+    super(`the write reached ${acknowledged} of ${required} replicas within ${timeoutMs} ms`);
+  }
+}
+
 export interface MemoryStore {
   readonly engine: "sqlite" | "redis";
   /** Binds the store to an embedding model; throws if its data was embedded by another one (unless `force`). */

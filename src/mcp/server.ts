@@ -58,7 +58,9 @@ const PROMPT = {
 /** Runs one tool call: arguments validated with the tool's schema, an error result (never a throw) on failure. */
 export async function callTool(tool: Tool, args: unknown, ctx: ToolContext, setHeader: McpCaller["setHeader"]): Promise<CallToolResult> {
   try {
-    const valid = Value.Clean(tool.input, Value.Clone(checked(tool.input, args ?? {}, "arguments")));
+    // Unknown properties are dropped before the check: the input schemas are shared with the REST
+    // routes, and Elysia marks a route's schema `additionalProperties: false` once it has served it.
+    const valid = checked(tool.input, Value.Clean(tool.input, Value.Clone(args ?? {})), "arguments");
     const result = await tool.run(ctx, valid as never);
     const text = tool.text ? tool.text(result) : JSON.stringify(result, null, 2);
     return { content: [{ type: "text", text }], structuredContent: result };

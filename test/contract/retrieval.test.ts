@@ -339,6 +339,16 @@ describeEngines("retrieval", (engine) => {
       expect(none.body.memories.every((m: Recalled) => m.similarity >= 1)).toBe(true);
     });
 
+    test("a query only of words the model does not know recalls by keyword alone", async () => {
+      const other = new Client(service);
+      const [known] = await storeMany(other, [{ content: "The zqxvlarn relay restarts every night." }, { content: "Backups are copied to another region." }]);
+      const res = await other.post("/v1/recall", { query: "zqxvlarn", limit: 10 });
+      expect(res.status).toBe(200);
+      const recalled = res.body.memories as Recalled[];
+      expect(recalled.map((m) => m.id)).toEqual([known]);
+      expect([recalled[0]!._signals.vector, recalled[0]!._signals.keyword]).toEqual([0, 1]);
+    });
+
     test("include_relations adds each result's relations with their direction", async () => {
       const other = new Client(service);
       const old = await storeOne(other, { content: "Feature flags were kept in environment variables.", memory_type: "decision" });

@@ -1,86 +1,50 @@
 import { describe } from "bun:test";
-import { createClient } from "redis";
 import type { MemoryStore } from "../../src/domain/store-port";
+import { connectRedis } from "../../src/store/redis/client";
+import type { RedisNodes } from "../../src/store/redis/nodes";
+import { RedisStore } from "../../src/store/redis/redis-store";
 import { sqliteEngine, type EngineCase } from "./harness";
 
 /**
  * The engines the contract suite runs against: always sqlite; redis as well when REDIS_URL
- * points at a reachable server with the search and JSON modules and the redis engine module
- * exists. Otherwise one visible line says why redis was left out.
+ * points at a reachable server (or cluster) with the search and JSON modules. Otherwise one
+ * visible line says why redis was left out.
  */
 
-/** The agreed interface of src/store/redis/redis-store.ts. */
-interface RedisStoreModule {
-  RedisStore: { connect(url: string, opts: { keyPrefix: string }): Promise<MemoryStore> };
-}
-
-// A variable specifier: the module may not exist yet, and the type-check must not depend on it.
-const REDIS_STORE_MODULE: string = "../../src/store/redis/redis-store";
 const PROBE_TIMEOUT_MS = 2000;
 
-/** The few raw commands the probe and the clean-up need. */
-interface RedisClient {
-  sendCommand(args: string[]): Promise<unknown>;
-  quit(): Promise<unknown>;
+/** A connection for tests' raw commands: a server, or every master of a cluster; fails with the reason (unreachable, modules missing). */
+export function connectRaw(url: string): Promise<RedisNodes> {
+  return connectRedis(url, { firstConnectMs: PROBE_TIMEOUT_MS });
 }
 
-async function connectProbe(url: string): Promise<RedisClient> {
-  const client = createClient({ url, socket: { connectTimeout: PROBE_TIMEOUT_MS, reconnectStrategy: false } });
-  client.on("error", () => {}); // reported through the failed command instead
-  await client.connect();
-  return client as unknown as RedisClient;
-}
-
-/** Fails with a readable reason unless the server answers the search and JSON commands. */
-async function checkModules(client: RedisClient): Promise<void> {
-  try {
-    await client.sendCommand(["FT._LIST"]);
-  } catch (error) {
-    throw new Error(`search module missing (FT._LIST: ${(error as Error).message})`);
-  }
-  try {
-    await client.sendCommand(["JSON.GET", `engram-test-probe:${crypto.randomUUID()}`]);
-  } catch (error) {
-    throw new Error(`JSON module missing (JSON.GET: ${(error as Error).message})`);
-  }
-}
-
-/** Removes everything a test store left under its prefix: keys and search indexes. */
+/** Removes everything a test store left under its prefix, on every master: keys and search indexes. */
 export async function dropPrefix(url: string, keyPrefix: string): Promise<void> {
-  const client = await connectProbe(url);
+  const nodes = await connectRaw(url);
   try {
-    const indexes = (await client.sendCommand(["FT._LIST"])) as unknown;
-    for (const name of Array.isArray(indexes) ? indexes : []) {
-      if (typeof name === "string" && name.startsWith(keyPrefix)) await client.sendCommand(["FT.DROPINDEX", name]);
+    for (const { commands } of await nodes.masters()) {
+      const indexes = (await commands.sendCommand(["FT._LIST"])) as unknown;
+      for (const name of Array.isArray(indexes) ? indexes : []) {
+        if (typeof name === "string" && name.startsWith(keyPrefix)) await commands.sendCommand(["FT.DROPINDEX", name]);
+      }
+      let cursor = "0";
+      do {
+        const reply = (await commands.sendCommand(["SCAN", cursor, "MATCH", `${keyPrefix}*`, "COUNT", "500"])) as [string, string[]];
+        cursor = reply[0];
+        // one key per command: on a cluster a multi-key DEL must stay in one slot
+        await Promise.all(reply[1].map((key) => commands.sendCommand(["UNLINK", key])));
+      } while (cursor !== "0");
     }
-    let cursor = "0";
-    do {
-      const reply = (await client.sendCommand(["SCAN", cursor, "MATCH", `${keyPrefix}*`, "COUNT", "500"])) as [string, string[]];
-      cursor = reply[0];
-      if (reply[1].length > 0) await client.sendCommand(["DEL", ...reply[1]]);
-    } while (cursor !== "0");
   } finally {
-    await client.quit().catch(() => {});
+    await nodes.close().catch(() => {});
   }
 }
 
 async function redisEngine(): Promise<EngineCase | string> {
   const url = process.env.REDIS_URL;
   if (!url) return "REDIS_URL not set";
-  let mod: RedisStoreModule;
   try {
-    mod = (await import(REDIS_STORE_MODULE)) as RedisStoreModule;
-    if (typeof mod.RedisStore?.connect !== "function") return "src/store/redis/redis-store has no RedisStore.connect";
-  } catch (error) {
-    return `cannot import src/store/redis/redis-store (${(error as Error).message.split("\n")[0]})`;
-  }
-  try {
-    const probe = await connectProbe(url);
-    try {
-      await checkModules(probe);
-    } finally {
-      await probe.quit().catch(() => {});
-    }
+    await (await connectRaw(url)).close();
   } catch (error) {
     return `${url} not usable: ${(error as Error).message}`;
   }
@@ -91,7 +55,7 @@ async function redisEngine(): Promise<EngineCase | string> {
     let open = count;
     const handles: MemoryStore[] = [];
     for (let i = 0; i < count; i++) {
-      const store = await mod.RedisStore.connect(url, { keyPrefix });
+      const store = await RedisStore.connect(url, { keyPrefix });
       const close = store.close.bind(store);
       store.close = async () => {
         await close();

@@ -1,6 +1,6 @@
 import type { MemoryFilter } from "../../domain/store-port";
-import type { RedisClient } from "./client";
 import type { Keys } from "./keys";
+import type { RedisNodes } from "./nodes";
 import { tagAnyOf } from "./query";
 
 /**
@@ -16,7 +16,8 @@ import { tagAnyOf } from "./query";
  * when the filter is the wallet's whole active set or one namespace of it, and that set is known
  * to be a large share of the index. Everything else keeps the engine's choice.
  *
- * Estimates (index size, the wallet's memories, or its memories in the namespace asked for) are
+ * Estimates (the size of the index holding the wallet: on a cluster, its master's; the wallet's
+ * memories, or its memories in the namespace asked for) are
  * counted on first use, cached for a minute and refreshed in the background: a query never waits
  * for them, and a stale estimate can only cost speed, never change results beyond HNSW's usual
  * approximation.
@@ -26,13 +27,14 @@ const MIN_SHARE = 0.1;
 const MAX_COUNTS = 10_000;
 
 export class KnnPolicy {
-  private indexSize = { value: 0, at: 0 };
+  /** documents per index, by the master holding it (RedisNodes.nodeOf) */
+  private readonly indexSizes = new Map<string, { value: number; at: number }>();
   /** documents per wallet (key: user id) and per wallet and namespace (user id, NUL, namespace) */
   private readonly counts = new Map<string, { value: number; at: number }>();
   private readonly refreshing = new Set<string>();
 
   constructor(
-    private readonly client: RedisClient,
+    private readonly nodes: RedisNodes,
     private readonly keys: Keys,
   ) {}
 
@@ -42,17 +44,19 @@ export class KnnPolicy {
     const other = [session_id, agent_id, memory_type, pinned, created_after, created_before].some((v) => v !== undefined);
     if (other || tags?.length || include_deleted) return "";
     const now = Date.now();
-    if (now - this.indexSize.at > FRESH_MS) this.background("", () => this.loadIndexSize(now));
+    const node = this.nodes.nodeOf(this.keys.slot(userId));
+    const indexSize = this.indexSizes.get(node);
+    if (!indexSize || now - indexSize.at > FRESH_MS) this.background(`\u0001${node}`, () => this.loadIndexSize(node, userId, now));
     const key = namespace === undefined ? userId : `${userId}\u0000${namespace}`;
     const count = this.counts.get(key);
     if (!count || now - count.at > FRESH_MS) this.background(key, () => this.loadCount(key, userId, namespace, now));
-    if (!count || this.indexSize.value === 0) return "";
-    return count.value / this.indexSize.value >= MIN_SHARE ? " HYBRID_POLICY BATCHES" : "";
+    if (!count || !indexSize?.value) return "";
+    return count.value / indexSize.value >= MIN_SHARE ? " HYBRID_POLICY BATCHES" : "";
   }
 
   /** Forgets everything (the index was rebuilt). */
   reset(): void {
-    this.indexSize = { value: 0, at: 0 };
+    this.indexSizes.clear();
     this.counts.clear();
   }
 
@@ -64,10 +68,11 @@ export class KnnPolicy {
       .finally(() => this.refreshing.delete(key));
   }
 
-  private async loadIndexSize(now: number): Promise<void> {
-    const info = (await this.client.sendCommand(["FT.INFO", this.keys.index])) as unknown[];
+  /** The size of the index on `node`, asked through the wallet that made the question (it lives there). */
+  private async loadIndexSize(node: string, userId: string, now: number): Promise<void> {
+    const info = (await this.nodes.at(this.keys.slot(userId)).sendCommand(["FT.INFO", this.keys.index])) as unknown[];
     const at = info.findIndex((f) => String(f) === "num_docs");
-    this.indexSize = { value: Number(info[at + 1] ?? 0), at: now };
+    this.indexSizes.set(node, { value: Number(info[at + 1] ?? 0), at: now });
   }
 
   /**
@@ -79,7 +84,7 @@ export class KnnPolicy {
    */
   private async loadCount(key: string, userId: string, namespace: string | undefined, now: number): Promise<void> {
     const query = namespace === undefined ? tagAnyOf("user_id", [userId]) : `${tagAnyOf("user_id", [userId])} ${tagAnyOf("namespace", [namespace])}`;
-    const reply = (await this.client.sendCommand(["FT.SEARCH", this.keys.index, query, "LIMIT", "0", "0", "DIALECT", "2"])) as unknown[];
+    const reply = (await this.nodes.at(this.keys.slot(userId)).sendCommand(["FT.SEARCH", this.keys.index, query, "LIMIT", "0", "0", "DIALECT", "2"])) as unknown[];
     if (this.counts.size >= MAX_COUNTS) this.counts.clear();
     this.counts.set(key, { value: Number(reply[0] ?? 0), at: now });
   }

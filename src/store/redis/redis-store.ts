@@ -6,11 +6,14 @@ import type { Stats } from "../../domain/stats";
 import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
 import { EmbeddingModelMismatch } from "../model-binding";
 import { AccessLog, type AccessBump, type Counted } from "../access-log";
-import { connectClient, type RedisClient } from "./client";
+import { connectRedis } from "./client";
 import { isRecordId, Keys } from "./keys";
+import type { Batch, Commands, RedisNodes } from "./nodes";
+import { migrateLayout } from "./layout";
+import { Replication } from "./replication";
 import { docHead, docJson, expiresMs, fromBase64, searchText, TEXT_FORM, toDoc, vectorBase64, vectorBlob, vectorJson, type IndexFields, type RankingFields } from "./memory-doc";
 import { fromTagForm, knnQuery, memoryFilterQuery, tagAnyOf, textAnyOf, YES } from "./query";
-import { jsonField, parseAggregate, parseSearch, type SearchReply } from "./replies";
+import { jsonField, parseAggregate, parseSearch, type SearchReply, type SearchRow } from "./replies";
 import { RelationGraph } from "./relation-graph";
 import { SearchIndex } from "./schema";
 import { KnnPolicy } from "./knn-policy";
@@ -22,6 +25,8 @@ import { RECORD_ACCESS, RELEASE_FREE_CALL, RESERVE_FREE_CALL, SOFT_DELETE, UPDAT
 export interface RedisStoreOptions {
   /** Prefix of every key and of the index name; one prefix = one independent store. Default `engram:`. */
   keyPrefix?: string;
+  /** Replicas that must have a write before it is acknowledged (Redis WAIT; replication.ts). Default 0. */
+  waitReplicas?: number;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -29,6 +34,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const MEMORY_PATH = "$.m";
 /** The embedding in a memory document (memory-doc.ts): the indexed array, for documents written without `vec`. */
 const VECTOR_PATH = "$.embedding";
+/** Hits read past a BM25 page's end, to see whether hits tied with its last one follow (bestByBm25). */
+const TIE_MARGIN = 8;
 /** Keys per SCAN page of the whole-store walks (scanAll, countAll), fields per HSCAN page of an access hash. */
 const WALK_PAGE = 1000;
 /**
@@ -56,10 +63,12 @@ function parseAccess(field: string): { count: number; at: string } {
 }
 
 /**
- * The production engine on Redis Stack: each memory is a RedisJSON document indexed by one
- * RediSearch index (TAG/NUMERIC filters, BM25 over the content, HNSW cosine KNN), so one query
- * filters and ranks. Key layout in keys.ts, document layout in memory-doc.ts, index in
- * schema.ts, conditional writes in scripts.ts, relations in relation-graph.ts.
+ * The production engine on Redis 8 (or Redis Stack), standalone or a cluster: each memory is a
+ * RedisJSON document indexed by RediSearch (TAG/NUMERIC filters, BM25 over the content, HNSW cosine
+ * KNN), so one query filters and ranks. Every key of a wallet is in the wallet's slot, and every
+ * command below goes through `wallet(user)` (or the meta key's slot): on a cluster, to the one
+ * master holding it. Key layout in keys.ts, document layout in memory-doc.ts, index in schema.ts,
+ * conditional writes in scripts.ts, relations in relation-graph.ts, the cluster in cluster.ts.
  *
  * Expiry: `PEXPIREAT` at `expires_at` reclaims a memory and its side keys; every query also
  * requires `expires_at > now`, so results are exact to the millisecond (and follow the
@@ -75,21 +84,30 @@ export class RedisStore implements MemoryStore {
   /** the bound model's dimension (0 until bound): a query vector of another size gets no cosines */
   private dimension = 0;
 
+  private readonly replication: Replication;
+
   private constructor(
-    private readonly client: RedisClient,
+    private readonly nodes: RedisNodes,
     private readonly keys: Keys,
+    opts: RedisStoreOptions,
   ) {
-    this.index = new SearchIndex(client, keys);
-    this.relations = new RelationGraph(client, keys);
-    this.knnPolicy = new KnnPolicy(client, keys);
+    this.index = new SearchIndex(nodes, keys);
+    this.relations = new RelationGraph(nodes, keys);
+    this.knnPolicy = new KnnPolicy(nodes, keys);
     this.accesses = new AccessLog((bumps) => this.writeAccesses(bumps));
+    this.replication = new Replication(opts.waitReplicas ?? 0);
   }
 
-  /** Connects, checks the search and JSON modules, and brings an existing index up to the current schema. */
+  /**
+   * Connects (REDIS_URL: a server, or a cluster's seed nodes), checks the search and JSON modules on
+   * every master, moves a store written in an earlier key layout to the current one (layout.ts), and
+   * brings an existing index up to the current schema.
+   */
   static async connect(url: string, opts: RedisStoreOptions = {}): Promise<RedisStore> {
-    const client = await connectClient(url);
-    const store = new RedisStore(client, new Keys(opts.keyPrefix ?? "engram:"));
+    const nodes = await connectRedis(url);
+    const store = new RedisStore(nodes, new Keys(opts.keyPrefix ?? "engram:"), opts);
     try {
+      await migrateLayout(nodes, opts.keyPrefix ?? "engram:");
       const bound = await store.boundModel();
       if (bound) {
         await store.index.ensure(bound.dimension);
@@ -97,14 +115,24 @@ export class RedisStore implements MemoryStore {
         await store.ensureTextForm();
       }
     } catch (error) {
-      await client.close().catch(() => {});
+      await nodes.close().catch(() => {});
       throw error;
     }
     return store;
   }
 
+  /** Commands for the wallet's keys, which share its slot (keys.ts). */
+  private wallet(userId: string): Commands {
+    return this.nodes.at(this.keys.slot(userId));
+  }
+
+  /** Commands for the global meta hash. */
+  private get meta(): Commands {
+    return this.nodes.at(this.keys.meta);
+  }
+
   private async boundModel(): Promise<EmbeddingModelInfo | null> {
-    const [id, dimension] = (await this.client.sendCommand(["HMGET", this.keys.meta, "embedding_model", "embedding_dimension"])) as (string | null)[];
+    const [id, dimension] = (await this.meta.sendCommand(["HMGET", this.keys.meta, "embedding_model", "embedding_dimension"])) as (string | null)[];
     return id && dimension ? { id, dimension: Number(dimension) } : null;
   }
 
@@ -127,7 +155,7 @@ export class RedisStore implements MemoryStore {
       await this.index.drop();
       await this.clearVectors();
     }
-    await this.client.sendCommand(["HSET", this.keys.meta, "embedding_model", model.id, "embedding_dimension", String(model.dimension)]);
+    await this.meta.sendCommand(["HSET", this.keys.meta, "embedding_model", model.id, "embedding_dimension", String(model.dimension)]);
     await this.index.ensure(model.dimension);
     this.dimension = model.dimension;
     await this.ensureTextForm();
@@ -135,8 +163,8 @@ export class RedisStore implements MemoryStore {
   }
 
   async sessionSecret(candidate: string): Promise<string> {
-    await this.client.sendCommand(["HSETNX", this.keys.meta, "session_secret", candidate]);
-    const stored = (await this.client.sendCommand(["HGET", this.keys.meta, "session_secret"])) as string | null;
+    await this.meta.sendCommand(["HSETNX", this.keys.meta, "session_secret", candidate]);
+    const stored = (await this.meta.sendCommand(["HGET", this.keys.meta, "session_secret"])) as string | null;
     if (stored === null) throw new Error(`the session secret in ${this.keys.meta} vanished right after it was set`);
     return stored;
   }
@@ -147,75 +175,95 @@ export class RedisStore implements MemoryStore {
    * form is recorded in meta once every document is rewritten.
    */
   private async ensureTextForm(): Promise<void> {
-    const form = (await this.client.sendCommand(["HGET", this.keys.meta, "text_form"])) as string | null;
+    const form = (await this.meta.sendCommand(["HGET", this.keys.meta, "text_form"])) as string | null;
     if (form === TEXT_FORM) return;
     for await (const page of this.walkDocuments<string>("$.m.content")) {
-      if (page.length === 0) continue;
-      const pipeline = this.client.multi();
-      for (const { key, value } of page) pipeline.addCommand(["JSON.SET", key, "$.text", JSON.stringify(searchText(value))]);
-      await pipeline.execAsPipeline();
+      await this.perWallet(page, (pipeline, { key, value }) => pipeline.addCommand(["JSON.SET", key, "$.text", JSON.stringify(searchText(value))]));
     }
-    await this.client.sendCommand(["HSET", this.keys.meta, "text_form", TEXT_FORM]);
+    await this.meta.sendCommand(["HSET", this.keys.meta, "text_form", TEXT_FORM]);
   }
 
   /** Sets every memory document's vector to null (not indexed, document still indexed). */
   private async clearVectors(): Promise<void> {
     for await (const page of this.walkDocuments<unknown>("$.ix")) {
-      if (page.length === 0) continue;
-      const pipeline = this.client.multi();
-      for (const { key } of page) {
+      await this.perWallet(page, (pipeline, { key }) => {
         pipeline.addCommand(["JSON.SET", key, "$.embedding", "null"]);
         pipeline.addCommand(["JSON.SET", key, "$.vec", "null"]);
-      }
-      await pipeline.execAsPipeline();
+      });
     }
+  }
+
+  /** One pipeline per wallet of a walked page (a pipeline reaches one slot), sent together. */
+  private async perWallet<T>(page: WalkedDoc<T>[], add: (pipeline: Batch, doc: WalkedDoc<T>) => void): Promise<void> {
+    await Promise.all(
+      [...groupBy(page, (doc) => doc.userId)].map(([userId, docs]) => {
+        const pipeline = this.wallet(userId).multi();
+        for (const doc of docs) add(pipeline, doc);
+        return pipeline.execAsPipeline();
+      }),
+    );
   }
 
   async close(): Promise<void> {
     await this.accesses.close();
-    await this.client.close();
+    await this.nodes.close();
   }
 
   // ---- wallets ---------------------------------------------------------------------------
 
+  /** A new wallet's user id is acknowledged only once replicated (REDIS_WAIT_REPLICAS): losing it would orphan the wallet's memories. */
   async userIdForWallet(wallet: string): Promise<string> {
     const key = this.keys.wallet(wallet);
-    const [, userId] = (await this.client
+    const node = this.nodes.at(key);
+    const [created, userId] = (await node
       .multi()
       .addCommand(["HSETNX", key, "user_id", crypto.randomUUID()])
       .addCommand(["HGET", key, "user_id"])
       .exec()) as unknown[];
+    if (Number(created) === 1) await this.replication.confirm(node);
     return String(userId);
   }
 
+  /**
+   * The free-call counter is not waited for (REDIS_WAIT_REPLICAS): a failover that loses the last
+   * increments gives those calls back to the wallet, and a release must not fail after its call did.
+   */
   async reserveFreeCall(wallet: string, limit: number): Promise<number | null> {
-    const used = Number(await RESERVE_FREE_CALL.run(this.client, [this.keys.wallet(wallet)], [limit, crypto.randomUUID()]));
+    const key = this.keys.wallet(wallet);
+    const used = Number(await RESERVE_FREE_CALL.run(this.nodes.at(key), [key], [limit, crypto.randomUUID()]));
     return used < 0 ? null : used;
   }
 
   async releaseFreeCall(wallet: string): Promise<void> {
-    await RELEASE_FREE_CALL.run(this.client, [this.keys.wallet(wallet)], []);
+    const key = this.keys.wallet(wallet);
+    await RELEASE_FREE_CALL.run(this.nodes.at(key), [key], []);
   }
 
   async freeCallsUsed(wallet: string): Promise<number> {
-    return Number((await this.client.sendCommand(["HGET", this.keys.wallet(wallet), "free_calls_used"])) ?? 0);
+    const key = this.keys.wallet(wallet);
+    return Number((await this.nodes.at(key).sendCommand(["HGET", key, "free_calls_used"])) ?? 0);
   }
 
   // ---- memories --------------------------------------------------------------------------
 
-  /** All documents (and their expiries) in one MULTI/EXEC: no reader ever sees part of a batch. */
+  /** A wallet's documents (and their expiries) in one MULTI/EXEC: no reader ever sees part of a batch. */
   async insertMemories(items: StoredMemory[]): Promise<void> {
-    if (items.length === 0) return;
-    const last = Number(await this.client.sendCommand(["INCRBY", this.keys.seq, String(items.length)]));
-    const tx = this.client.multi();
+    await Promise.all([...groupBy(items, (item) => item.memory.user_id)].map(([userId, mine]) => this.insertOwn(userId, mine)));
+  }
+
+  private async insertOwn(userId: string, items: StoredMemory[]): Promise<void> {
+    const wallet = this.wallet(userId);
+    const last = Number(await wallet.sendCommand(["INCRBY", this.keys.seq(userId), String(items.length)]));
+    const tx = wallet.multi();
     items.forEach(({ memory, embedding, content_hash }, i) => {
-      const key = this.keys.memory(memory.id);
+      const key = this.keys.memory(userId, memory.id);
       tx.addCommand(["JSON.SET", key, "$", docJson(toDoc(memory, embedding, content_hash, last - items.length + 1 + i))]);
-      tx.addCommand(["HDEL", this.keys.access(memory.user_id), memory.id]); // the new record's counts, not an earlier one's
+      tx.addCommand(["HDEL", this.keys.access(userId), memory.id]); // the new record's counts, not an earlier one's
       const expires = expiresMs(memory);
       if (expires !== null) tx.addCommand(["PEXPIREAT", key, String(expires)]);
     });
     await tx.exec();
+    await this.replication.confirm(wallet);
   }
 
   async updateMemory(userId: string, update: { memory: Memory; embedding?: Float32Array; content_hash?: string; history?: HistoryEntry }): Promise<void> {
@@ -224,17 +272,19 @@ export class RedisStore implements MemoryStore {
     // the record carries the access count read with its pending bumps: write those first, or they would count twice
     await this.accesses.flush();
     const k = this.keys;
-    await UPDATE_MEMORY.run(this.client, [k.memory(memory.id), k.out(memory.id), k.in(memory.id), k.history(memory.id), k.access(userId)], [
+    const wallet = this.wallet(userId);
+    await UPDATE_MEMORY.run(wallet, [k.memory(userId, memory.id), k.out(userId, memory.id), k.in(userId, memory.id), k.history(userId, memory.id), k.access(userId)], [
       userId,
       docHead(memory),
       update.content_hash === undefined ? "" : JSON.stringify(update.content_hash),
       update.embedding === undefined ? "" : vectorJson(update.embedding),
       expiresMs(memory) ?? "",
       history ? JSON.stringify(history) : "",
-      k.memoryPrefix,
-      k.relationPrefix,
+      k.memoriesOf(userId),
+      k.relationsOf(userId),
       update.embedding === undefined ? "" : JSON.stringify(vectorBase64(update.embedding)),
     ]);
+    await this.replication.confirm(wallet);
   }
 
   async getMemories(userId: string, ids: string[], now: number): Promise<Memory[]> {
@@ -250,9 +300,9 @@ export class RedisStore implements MemoryStore {
     const unique = [...new Set(ids)].filter(isRecordId);
     if (unique.length === 0) return new Map();
     const seen = this.accesses.view(); // just before the reads are sent (AccessLog.view)
-    const [reply, counts] = (await this.client
+    const [reply, counts] = (await this.wallet(userId)
       .multi()
-      .addCommand(["JSON.MGET", ...unique.map((id) => this.keys.memory(id)), MEMORY_PATH])
+      .addCommand(["JSON.MGET", ...unique.map((id) => this.keys.memory(userId, id)), MEMORY_PATH])
       .addCommand(["HMGET", this.keys.access(userId), ...unique])
       .execAsPipeline()) as unknown as [(string | null)[], (string | null)[]];
     const found = new Map<string, Memory>();
@@ -265,19 +315,22 @@ export class RedisStore implements MemoryStore {
 
   async findByContentHash(userId: string, namespace: string, contentHash: string, now: number): Promise<Memory | null> {
     const query = `${memoryFilterQuery(userId, { namespace }, now)} ${tagAnyOf("content_hash", [contentHash])}`;
-    const { rows } = await this.search(query, ["RETURN", "1", MEMORY_PATH, "SORTBY", "order", "ASC", "LIMIT", "0", "1"]);
+    const { rows } = await this.search(userId, query, ["RETURN", "1", MEMORY_PATH, "SORTBY", "order", "ASC", "LIMIT", "0", "1"]);
     const [memory] = await this.counted(userId, rows.map((row) => jsonField<Memory>(row, MEMORY_PATH)));
     return memory ?? null;
   }
 
   async softDelete(userId: string, ids: string[], now: number): Promise<void> {
-    const keys = [...new Set(ids)].filter(isRecordId).map((id) => this.keys.memory(id));
-    if (keys.length > 0) await SOFT_DELETE.run(this.client, keys, [userId, iso(now)]);
+    const keys = [...new Set(ids)].filter(isRecordId).map((id) => this.keys.memory(userId, id));
+    if (keys.length === 0) return;
+    const wallet = this.wallet(userId);
+    await SOFT_DELETE.run(wallet, keys, [userId, iso(now)]);
+    await this.replication.confirm(wallet);
   }
 
   async listMemories(userId: string, filter: MemoryFilter, page: Page, now: number): Promise<{ memories: Memory[]; total: number }> {
     const query = memoryFilterQuery(userId, filter, now);
-    const { total, rows } = await this.search(query, [
+    const { total, rows } = await this.search(userId, query, [
       "RETURN", "1", MEMORY_PATH, "SORTBY", "order", "DESC", "LIMIT", String(page.offset), String(page.limit),
     ]);
     return { memories: await this.counted(userId, rows.map((row) => jsonField<Memory>(row, MEMORY_PATH))), total };
@@ -291,8 +344,7 @@ export class RedisStore implements MemoryStore {
   async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, queryVector?: QueryVector): Promise<TextHit[]> {
     const text = textAnyOf(terms);
     if (text === null) return [];
-    const query = `${text} ${memoryFilterQuery(userId, filter, now)}`;
-    const { rows } = await this.search(query, ["NOCONTENT", "WITHSCORES", "SCORER", "BM25STD", "LIMIT", "0", String(limit)], { withScores: true, noContent: true });
+    const rows = await this.bestByBm25(userId, `${text} ${memoryFilterQuery(userId, filter, now)}`, limit);
     const vector = await queryVector; // sent without it: the search ran while the query was being embedded
     const withVectors = vector !== undefined && vector.length === this.dimension;
     const read = await this.readHits(userId, rows.map((row) => row.key), withVectors);
@@ -307,6 +359,22 @@ export class RedisStore implements MemoryStore {
   }
 
   /**
+   * The `limit` best BM25 hits, equal scores ordered by key. RediSearch orders equal scores by its
+   * internal doc id on a server and by key when a cluster's coordinator merges the shards' hits, so
+   * the order is settled here, and the page is read past its end (doubling) until every hit tied
+   * with the last one kept is in: a server and a cluster then answer the same hits in the same order.
+   */
+  private async bestByBm25(userId: string, query: string, limit: number): Promise<SearchRow[]> {
+    if (limit <= 0) return [];
+    for (let n = limit + TIE_MARGIN; ; n *= 2) {
+      const { rows } = await this.search(userId, query, ["NOCONTENT", "WITHSCORES", "SCORER", "BM25STD", "LIMIT", "0", String(n)], { withScores: true, noContent: true });
+      rows.sort((a, b) => b.score! - a.score! || compareKeys(a.key, b.key));
+      const last = rows[limit - 1];
+      if (rows.length < n || !last || last.score !== rows[n - 1]!.score) return rows.slice(0, limit);
+    }
+  }
+
+  /**
    * The ranking refs (and vectors) of search hits, by document key, with the user's access hash
    * applied and then the pending bumps (the view is taken just before the hash is read, as
    * `counted` does); null for a hit whose document is gone since the search. One pipeline, plus one
@@ -314,9 +382,10 @@ export class RedisStore implements MemoryStore {
    */
   private async readHits(userId: string, keys: string[], withVectors: boolean): Promise<(HitRead | null)[]> {
     if (keys.length === 0) return [];
-    const ids = keys.map((key) => this.keys.memoryIdOf(key) ?? key);
+    const ids = keys.map((key) => this.keys.documentOf(key)?.id ?? key);
+    const wallet = this.wallet(userId);
     const seen = this.accesses.view();
-    const [texts, counts] = (await this.client
+    const [texts, counts] = (await wallet
       .multi()
       .addCommand(["JSON.MGET", ...keys, withVectors ? REF_AND_VEC_PATH : REF_PATH])
       .addCommand(["HMGET", this.keys.access(userId), ...ids])
@@ -325,7 +394,7 @@ export class RedisStore implements MemoryStore {
     const legacy = keys.filter((_, i) => parsed[i]![0] !== undefined && parsed[i]![0]!.importance === undefined);
     // `$["ix","vec"]` has no second match where the document has no `vec` (a null one is a match)
     const older = withVectors ? keys.filter((_, i) => parsed[i]![0] !== undefined && parsed[i]!.length < 2) : [];
-    const [legacyFields, olderVectors] = await this.olderParts(legacy, older);
+    const [legacyFields, olderVectors] = await this.olderParts(wallet, legacy, older);
     return parsed.map(([ix, vec], i): HitRead | null => {
       if (!ix) return null;
       const fields = ix.importance === undefined ? legacyFields.get(keys[i]!) : ix;
@@ -348,13 +417,14 @@ export class RedisStore implements MemoryStore {
 
   /** The ranking fields in `m` of `legacy` documents and the array vectors of `older` ones (see readHits), by key. */
   private async olderParts(
+    wallet: Commands,
     legacy: string[],
     older: string[],
   ): Promise<[Map<string, RankingFields>, Map<string, Float32Array | null>]> {
     const fields = new Map<string, RankingFields>();
     const vectors = new Map<string, Float32Array | null>();
     if (legacy.length === 0 && older.length === 0) return [fields, vectors];
-    const pipeline = this.client.multi();
+    const pipeline = wallet.multi();
     if (legacy.length > 0) pipeline.addCommand(["JSON.MGET", ...legacy, LEGACY_REF_PATH]);
     if (older.length > 0) pipeline.addCommand(["JSON.MGET", ...older, VECTOR_PATH]);
     const replies = (await pipeline.execAsPipeline()) as unknown as (string | null)[][];
@@ -376,7 +446,7 @@ export class RedisStore implements MemoryStore {
   async countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number> {
     const text = textAnyOf(terms);
     if (text === null) return 0;
-    return (await this.search(`${text} ${memoryFilterQuery(userId, filter, now)}`, ["LIMIT", "0", "0"])).total;
+    return (await this.search(userId, `${text} ${memoryFilterQuery(userId, filter, now)}`, ["LIMIT", "0", "0"])).total;
   }
 
   /** `_minSimilarity` (a hint that hits below it may be left out) is not used: the KNN query already reads only k. */
@@ -385,21 +455,21 @@ export class RedisStore implements MemoryStore {
     // No SORTBY: a KNN query already yields exactly its k nearest, and sorting them here is free,
     // while `SORTBY dist` made RediSearch sort through its general sorter (measured at 100k in one
     // wallet: 4.6 → 1.3 ms per query).
-    const { rows } = await this.search(knnQuery(memoryFilterQuery(userId, filter, now), this.knnPolicy.hint(userId, filter)), [
+    const { rows } = await this.search(userId, knnQuery(memoryFilterQuery(userId, filter, now), this.knnPolicy.hint(userId, filter)), [
       "PARAMS", "4", "k", String(k), "vec", vectorBlob(vector), "RETURN", "1", "dist", "LIMIT", "0", String(k),
     ]);
     const read = await this.readHits(userId, rows.map((row) => row.key), false);
     return rows
       .flatMap((row, i) => (read[i] ? [{ memory: read[i]!.ref, distance: Number(row.fields.get("dist")) }] : []))
-      .sort((a, b) => a.distance - b.distance)
+      .sort((a, b) => a.distance - b.distance || compareKeys(a.memory.id, b.memory.id)) // ties as bestByBm25's
       .map(({ memory, distance }) => ({ memory, similarity: 1 - distance }));
   }
 
   async embeddings(userId: string, ids: string[]): Promise<Map<string, Float32Array>> {
     const unique = [...new Set(ids)].filter(isRecordId);
     if (unique.length === 0) return new Map();
-    const keys = unique.map((id) => this.keys.memory(id));
-    const [owners, vectors] = (await this.client
+    const keys = unique.map((id) => this.keys.memory(userId, id));
+    const [owners, vectors] = (await this.wallet(userId)
       .multi()
       .addCommand(["JSON.MGET", ...keys, "$.ix.user_id"])
       .addCommand(["JSON.MGET", ...keys, "$.embedding"])
@@ -425,26 +495,36 @@ export class RedisStore implements MemoryStore {
   }
 
   /**
-   * One pipeline: SCRIPT LOAD (so no EVALSHA of the batch can miss the script), then one
-   * RECORD_ACCESS per memory, each a hash write (no re-index). A script per memory rather
-   * than one for the batch: Redis serves other clients between them. Called by the access log right
-   * after it takes the batch, and queues every command before returning: reads sent later run after
-   * these writes on this connection, reads sent earlier still get the batch from their view.
-   * Resolves to the bumps whose script failed (kept for the next flush); rejects if the pipeline did.
+   * One pipeline per wallet: SCRIPT LOAD (so no EVALSHA of the batch can miss the script, on the
+   * master holding the wallet), then one RECORD_ACCESS per memory, each a hash write (no re-index). A
+   * script per memory rather than one for the batch: Redis serves other clients between them. Called
+   * by the access log right after it takes the batch, and queues every command before returning:
+   * reads sent later run after these writes on the wallet's connection, reads sent earlier still get
+   * the batch from their view. Resolves to the bumps whose script failed (kept for the next flush);
+   * rejects if every wallet's pipeline did.
    */
   private async writeAccesses(bumps: AccessBump[]): Promise<AccessBump[]> {
-    const pipeline = this.client.multi();
+    const wallets = [...groupBy(bumps, (bump) => bump.userId)];
+    const written = await Promise.allSettled(wallets.map(([userId, mine]) => this.writeOwnAccesses(userId, mine)));
+    const rejected = written.flatMap((result) => (result.status === "rejected" ? [result.reason as unknown] : []));
+    if (rejected.length === wallets.length) throw rejected[0];
+    return written.flatMap((result, i) => (result.status === "fulfilled" ? result.value : wallets[i]![1]));
+  }
+
+  /** The wallet's pipeline (see writeAccesses); resolves to its bumps whose script failed, rejects if the script did not load. */
+  private async writeOwnAccesses(userId: string, bumps: AccessBump[]): Promise<AccessBump[]> {
+    const pipeline = this.wallet(userId).multi();
     pipeline.addCommand(["SCRIPT", "LOAD", RECORD_ACCESS.source]);
-    for (const { id, userId, count, at } of bumps) {
-      pipeline.addCommand(["EVALSHA", RECORD_ACCESS.sha, "2", this.keys.memory(id), this.keys.access(userId), userId, id, String(count), at]);
+    for (const { id, count, at } of bumps) {
+      pipeline.addCommand(["EVALSHA", RECORD_ACCESS.sha, "2", this.keys.memory(userId, id), this.keys.access(userId), userId, id, String(count), at]);
     }
     try {
       await pipeline.execAsPipeline();
       return [];
     } catch (error) {
       if (!(error instanceof MultiErrorReply)) throw error;
-      const failed = error.errorIndexes.filter((i) => i > 0).map((i) => bumps[i - 1]!);
       if (error.errorIndexes.includes(0)) throw error; // the script did not load: nothing ran
+      const failed = error.errorIndexes.map((i) => bumps[i - 1]!);
       log.error(`[redis] access counts: ${failed.length} RECORD_ACCESS calls failed: ${error.replies[error.errorIndexes[0]!]}`);
       return failed;
     }
@@ -452,10 +532,10 @@ export class RedisStore implements MemoryStore {
 
   async history(userId: string, memoryId: string): Promise<HistoryEntry[]> {
     if (!isRecordId(memoryId)) return [];
-    const [owner, entries] = (await this.client
+    const [owner, entries] = (await this.wallet(userId)
       .multi()
-      .addCommand(["JSON.GET", this.keys.memory(memoryId), ".ix.user_id"])
-      .addCommand(["LRANGE", this.keys.history(memoryId), "0", "-1"])
+      .addCommand(["JSON.GET", this.keys.memory(userId, memoryId), ".ix.user_id"])
+      .addCommand(["LRANGE", this.keys.history(userId, memoryId), "0", "-1"])
       .exec()) as unknown as [string | null, string[]];
     if (!owner || JSON.parse(owner) !== userId) return [];
     return entries.map((e) => JSON.parse(e) as HistoryEntry).reverse();
@@ -465,6 +545,7 @@ export class RedisStore implements MemoryStore {
 
   async createRelation(userId: string, relation: Relation): Promise<void> {
     await this.relations.create(userId, relation);
+    await this.replication.confirm(this.wallet(userId));
   }
 
   async relationsOf(userId: string, memoryId: string, now: number): Promise<Relation[]> {
@@ -476,7 +557,9 @@ export class RedisStore implements MemoryStore {
   }
 
   async deleteRelation(userId: string, memoryId: string, relationId: string): Promise<boolean> {
-    return this.relations.delete(userId, memoryId, relationId);
+    const deleted = await this.relations.delete(userId, memoryId, relationId);
+    if (deleted) await this.replication.confirm(this.wallet(userId));
+    return deleted;
   }
 
   // ---- aggregates ------------------------------------------------------------------------
@@ -489,7 +572,7 @@ export class RedisStore implements MemoryStore {
     await this.accesses.flush(); // the aggregate below sums access_count in the index, accessCorrection the rest
     const active = memoryFilterQuery(userId, {}, now);
     const [totals, pinned_count, by_type, by_namespace, correction] = await Promise.all([
-      this.aggregate(active, [
+      this.aggregate(userId, active, [
         "APPLY", "@access_count < 1", "AS", "never",
         "GROUPBY", "0",
         "REDUCE", "COUNT", "0", "AS", "n",
@@ -499,9 +582,9 @@ export class RedisStore implements MemoryStore {
         "REDUCE", "MIN", "1", "@created_at", "AS", "oldest",
         "REDUCE", "MAX", "1", "@created_at", "AS", "newest",
       ]),
-      this.search(`${active} ${tagAnyOf("pinned", [YES])}`, ["LIMIT", "0", "0"]).then((r) => r.total),
-      this.groupCounts(active, "memory_type"),
-      this.groupCounts(active, "namespace"),
+      this.search(userId, `${active} ${tagAnyOf("pinned", [YES])}`, ["LIMIT", "0", "0"]).then((r) => r.total),
+      this.groupCounts(userId, active, "memory_type"),
+      this.groupCounts(userId, active, "namespace"),
       this.accessCorrection(userId, now),
     ]);
     const row = totals[0];
@@ -528,11 +611,12 @@ export class RedisStore implements MemoryStore {
    */
   private async accessCorrection(userId: string, now: number): Promise<{ accesses: number; nowAccessed: number }> {
     const hash = this.keys.access(userId);
+    const wallet = this.wallet(userId);
     let cursor = "0";
     let accesses = 0;
     let nowAccessed = 0;
     do {
-      const [next, flat] = (await this.client.sendCommand(["HSCAN", hash, cursor, "COUNT", String(WALK_PAGE)])) as [string, string[]];
+      const [next, flat] = (await wallet.sendCommand(["HSCAN", hash, cursor, "COUNT", String(WALK_PAGE)])) as [string, string[]];
       cursor = next;
       const ids: string[] = [];
       const held: string[] = [];
@@ -541,8 +625,8 @@ export class RedisStore implements MemoryStore {
         held.push(flat[i + 1]!);
       }
       if (ids.length === 0) continue;
-      const keys = ids.map((id) => this.keys.memory(id));
-      const [states, counts] = (await this.client
+      const keys = ids.map((id) => this.keys.memory(userId, id));
+      const [states, counts] = (await wallet
         .multi()
         .addCommand(["JSON.MGET", ...keys, "$.ix"])
         .addCommand(["JSON.MGET", ...keys, "$.m.access_count"])
@@ -557,19 +641,19 @@ export class RedisStore implements MemoryStore {
         accesses += count - (base ?? 0);
         if ((base ?? 0) < 1 && count >= 1) nowAccessed++;
       });
-      if (gone.length > 0) await this.client.sendCommand(["HDEL", hash, ...gone]);
+      if (gone.length > 0) await wallet.sendCommand(["HDEL", hash, ...gone]);
     } while (cursor !== "0");
     return { accesses, nowAccessed };
   }
 
   async namespaces(userId: string, now: number): Promise<{ namespace: string; count: number }[]> {
-    const groups = await this.groupCounts(memoryFilterQuery(userId, {}, now), "namespace");
+    const groups = await this.groupCounts(userId, memoryFilterQuery(userId, {}, now), "namespace");
     return groups.map(({ value, count }) => ({ namespace: value, count }));
   }
 
   /** Active-record counts per value of a TAG field, by count descending then value (bytewise, as sqlite orders text). */
-  private async groupCounts(query: string, field: string): Promise<{ value: string; count: number }[]> {
-    const rows = await this.aggregate(query, ["GROUPBY", "1", `@${field}`, "REDUCE", "COUNT", "0", "AS", "count"]);
+  private async groupCounts(userId: string, query: string, field: string): Promise<{ value: string; count: number }[]> {
+    const rows = await this.aggregate(userId, query, ["GROUPBY", "1", `@${field}`, "REDUCE", "COUNT", "0", "AS", "count"]);
     return rows
       .map((row) => ({ value: fromTagForm(row.get(field) ?? ""), count: Number(row.get("count")) }))
       .sort((a, b) => b.count - a.count || Buffer.compare(Buffer.from(a.value), Buffer.from(b.value)));
@@ -578,15 +662,15 @@ export class RedisStore implements MemoryStore {
   // ---- whole-store walks (re-embedding) --------------------------------------------------
 
   /**
-   * Every non-deleted memory, walking the keys (SCAN … TYPE ReJSON-RL) rather than the index:
-   * after a forced model change the documents with old-dimension vectors are not in the index.
+   * Every non-deleted memory, walking the keys (SCAN … TYPE ReJSON-RL on every master) rather than the
+   * index: after a forced model change the documents with old-dimension vectors are not in the index.
    * A memory is yielded once even if SCAN reports its key twice.
    */
   async *scanAll(batchSize: number): AsyncIterable<{ user_id: string; memory: Memory }[]> {
     const seen = new Set<string>();
     let batch: { user_id: string; memory: Memory }[] = [];
-    for await (const page of this.walkPages(MEMORY_PATH)) {
-      for (const memory of await this.countedAcrossUsers(page.values.map(({ value }) => value as Memory))) {
+    for await (const page of this.walkDocuments<Memory>(MEMORY_PATH)) {
+      for (const memory of await this.countedAcrossUsers(page.map(({ value }) => value))) {
         if (memory.deleted_at !== null || seen.has(memory.id)) continue;
         seen.add(memory.id);
         batch.push({ user_id: memory.user_id, memory });
@@ -607,35 +691,46 @@ export class RedisStore implements MemoryStore {
     return seen.size;
   }
 
-  /** The values at `path` of every memory document, a SCAN page at a time. */
-  private async *walkDocuments<T>(path: string): AsyncIterable<{ key: string; value: T }[]> {
-    for await (const page of this.walkPages(path)) yield page.values as { key: string; value: T }[];
+  /**
+   * The values at `path` of every memory document, a SCAN page of one master at a time, read with one
+   * JSON.MGET per wallet (a multi-key command reaches one slot).
+   */
+  private async *walkDocuments<T>(path: string): AsyncIterable<WalkedDoc<T>[]> {
+    for (const master of await this.nodes.masters()) {
+      let cursor = "0";
+      do {
+        const [next, found] = (await master.commands.sendCommand([
+          "SCAN", cursor, "MATCH", this.keys.memoryScanPattern(), "COUNT", String(WALK_PAGE), "TYPE", "ReJSON-RL",
+        ])) as [string, string[]];
+        cursor = next;
+        const docs = found.flatMap((key) => {
+          const doc = this.keys.documentOf(key);
+          return doc ? [{ key, userId: doc.userId }] : [];
+        });
+        if (docs.length > 0) yield await this.readDocs<T>(docs, path);
+      } while (cursor !== "0");
+    }
   }
 
-  /** The values at `path` of every memory document, a SCAN page at a time. */
-  private async *walkPages(path: string): AsyncIterable<{ values: { key: string; value: unknown }[] }> {
-    let cursor = "0";
-    do {
-      const [next, found] = (await this.client.sendCommand([
-        "SCAN", cursor, "MATCH", this.keys.memoryScanPattern(), "COUNT", String(WALK_PAGE), "TYPE", "ReJSON-RL",
-      ])) as [string, string[]];
-      cursor = next;
-      const keys = found.filter((key) => this.keys.memoryIdOf(key) !== null);
-      if (keys.length === 0) continue;
-      const texts = (await this.client.sendCommand(["JSON.MGET", ...keys, path])) as (string | null)[];
-      const values: { key: string; value: unknown }[] = [];
-      texts.forEach((text, i) => {
-        const [value] = text ? (JSON.parse(text) as unknown[]) : [];
-        if (value !== undefined) values.push({ key: keys[i]!, value });
-      });
-      yield { values };
-    } while (cursor !== "0");
+  private async readDocs<T>(docs: { key: string; userId: string }[], path: string): Promise<WalkedDoc<T>[]> {
+    const wallets = [...groupBy(docs, (doc) => doc.userId)];
+    const replies = await Promise.all(
+      wallets.map(([userId, mine]) => this.wallet(userId).sendCommand(["JSON.MGET", ...mine.map((doc) => doc.key), path]) as Promise<(string | null)[]>),
+    );
+    return wallets.flatMap(([, mine], w) =>
+      mine.flatMap((doc, i) => {
+        const text = replies[w]![i];
+        const [value] = text ? (JSON.parse(text) as T[]) : [];
+        return value === undefined ? [] : [{ ...doc, value }];
+      }),
+    );
   }
 
   // ---- RediSearch ------------------------------------------------------------------------
 
-  private async search(query: string, args: (string | Buffer)[], shape: { withScores?: boolean; noContent?: boolean } = {}): Promise<SearchReply> {
-    const reply = await this.client.sendCommand(["FT.SEARCH", this.keys.index, query, ...args, "DIALECT", "2"]);
+  /** FT.SEARCH on the index holding the wallet (on a cluster, its master's). */
+  private async search(userId: string, query: string, args: (string | Buffer)[], shape: { withScores?: boolean; noContent?: boolean } = {}): Promise<SearchReply> {
+    const reply = await this.index.query(this.wallet(userId), "FT.SEARCH", [query, ...args, "DIALECT", "2"], this.dimension);
     return parseSearch(reply, shape);
   }
 
@@ -647,23 +742,43 @@ export class RedisStore implements MemoryStore {
   private async counted<T extends Counted>(userId: string, items: T[]): Promise<T[]> {
     if (items.length === 0) return items;
     const seen = this.accesses.view();
-    const counts = (await this.client.sendCommand(["HMGET", this.keys.access(userId), ...items.map((m) => m.id)])) as (string | null)[];
+    const counts = (await this.wallet(userId).sendCommand(["HMGET", this.keys.access(userId), ...items.map((m) => m.id)])) as (string | null)[];
     return items.map((item, i) => seen(withAccess(item, counts[i] ?? null)));
   }
 
   /** `counted` for records of any users (whole-store walks). */
   private async countedAcrossUsers(records: Memory[]): Promise<Memory[]> {
-    const byUser = new Map<string, Memory[]>();
-    for (const m of records) byUser.set(m.user_id, [...(byUser.get(m.user_id) ?? []), m]);
     const out: Memory[] = [];
-    for (const [userId, mine] of byUser) out.push(...(await this.counted(userId, mine)));
+    for (const [userId, mine] of groupBy(records, (m) => m.user_id)) out.push(...(await this.counted(userId, mine)));
     return out;
   }
 
-  private async aggregate(query: string, args: string[]): Promise<Map<string, string>[]> {
-    const reply = await this.client.sendCommand(["FT.AGGREGATE", this.keys.index, query, ...args, "DIALECT", "2"]);
+  private async aggregate(userId: string, query: string, args: string[]): Promise<Map<string, string>[]> {
+    const reply = await this.index.query(this.wallet(userId), "FT.AGGREGATE", [query, ...args, "DIALECT", "2"], this.dimension);
     return parseAggregate(reply);
   }
+}
+
+/** Bytewise, as RediSearch's coordinator compares keys. */
+const compareKeys = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** A memory document met by a whole-store walk: its key, wallet, and the value read at the walk's path. */
+interface WalkedDoc<T> {
+  key: string;
+  userId: string;
+  value: T;
+}
+
+/** Items by a key, in first-seen order. */
+function groupBy<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
 }
 
 /** The item with an access hash field applied (it overrides the document's counters), or unchanged. */

@@ -1,6 +1,6 @@
 import type { Relation } from "../../domain/relation";
-import type { RedisClient } from "./client";
 import { isRecordId, type Keys } from "./keys";
+import type { Commands, RedisNodes } from "./nodes";
 import type { IndexFields } from "./memory-doc";
 import { NO } from "./query";
 import { CREATE_RELATION } from "./scripts";
@@ -32,28 +32,34 @@ interface Edge {
  */
 export class RelationGraph {
   constructor(
-    private readonly client: RedisClient,
+    private readonly nodes: RedisNodes,
     private readonly keys: Keys,
   ) {}
+
+  /** The wallet's keys all share its slot (keys.ts): one connection serves every read and write below. */
+  private wallet(userId: string): Commands {
+    return this.nodes.at(this.keys.slot(userId));
+  }
 
   async create(userId: string, r: Relation): Promise<void> {
     const k = this.keys;
     await CREATE_RELATION.run(
-      this.client,
-      [k.relation(r.id), k.memory(r.source_id), k.memory(r.target_id), k.out(r.source_id), k.in(r.target_id)],
+      this.wallet(userId),
+      [k.relation(userId, r.id), k.memory(userId, r.source_id), k.memory(userId, r.target_id), k.out(userId, r.source_id), k.in(userId, r.target_id)],
       [r.id, Date.parse(r.created_at), userId, r.source_id, r.target_id, r.relation_type, JSON.stringify(r.metadata), r.created_at],
     );
   }
 
   async delete(userId: string, memoryId: string, relationId: string): Promise<boolean> {
     if (!isRecordId(relationId)) return false;
-    const record = await this.record(relationId);
+    const record = await this.record(userId, relationId);
     if (!record || record.user_id !== userId || (record.source_id !== memoryId && record.target_id !== memoryId)) return false;
-    const [deleted] = (await this.client
+    const k = this.keys;
+    const [deleted] = (await this.wallet(userId)
       .multi()
-      .addCommand(["DEL", this.keys.relation(relationId)])
-      .addCommand(["ZREM", this.keys.out(record.source_id), relationId])
-      .addCommand(["ZREM", this.keys.in(record.target_id), relationId])
+      .addCommand(["DEL", k.relation(userId, relationId)])
+      .addCommand(["ZREM", k.out(userId, record.source_id), relationId])
+      .addCommand(["ZREM", k.in(userId, record.target_id), relationId])
       .exec()) as unknown[];
     return Number(deleted) === 1;
   }
@@ -76,15 +82,15 @@ export class RelationGraph {
   private async live(userId: string, ids: string[], now: number): Promise<Relation[]> {
     const memoryIds = [...new Set(ids)].filter(isRecordId);
     if (memoryIds.length === 0) return [];
-    const edges = await this.edges(memoryIds);
+    const edges = await this.edges(userId, memoryIds);
     if (edges.size === 0) return [];
-    const records = await this.records([...edges.keys()]);
+    const records = await this.records(userId, [...edges.keys()]);
     const ends = new Set<string>();
     for (const r of records.values()) if (r) ends.add(r.source_id).add(r.target_id);
     const presence = await this.presence(userId, [...ends], now);
 
     const live: Relation[] = [];
-    const cleanup = this.client.multi();
+    const cleanup = this.wallet(userId).multi();
     let dangling = 0;
     for (const [relationId, edge] of edges) {
       const record = records.get(relationId);
@@ -99,9 +105,9 @@ export class RelationGraph {
       const target = presence.get(record.target_id);
       if (source === "gone" || target === "gone") {
         cleanup
-          .addCommand(["DEL", this.keys.relation(relationId)])
-          .addCommand(["ZREM", this.keys.out(record.source_id), relationId])
-          .addCommand(["ZREM", this.keys.in(record.target_id), relationId]);
+          .addCommand(["DEL", this.keys.relation(userId, relationId)])
+          .addCommand(["ZREM", this.keys.out(userId, record.source_id), relationId])
+          .addCommand(["ZREM", this.keys.in(userId, record.target_id), relationId]);
         dangling++;
         continue;
       }
@@ -115,12 +121,13 @@ export class RelationGraph {
   }
 
   /** relation id → the adjacency sets naming it, over the `:out` and `:in` sets of `memoryIds`. */
-  private async edges(memoryIds: string[]): Promise<Map<string, Edge>> {
-    const zsets = memoryIds.flatMap((id) => [this.keys.out(id), this.keys.in(id)]);
+  private async edges(userId: string, memoryIds: string[]): Promise<Map<string, Edge>> {
+    const zsets = memoryIds.flatMap((id) => [this.keys.out(userId, id), this.keys.in(userId, id)]);
+    const wallet = this.wallet(userId);
     // An empty adjacency set does not exist: one EXISTS over all of them answers the common case
     // (no relation among the candidates) without a ZRANGE per key (80 per recall).
-    if (Number(await this.client.sendCommand(["EXISTS", ...zsets])) === 0) return new Map();
-    const pipeline = this.client.multi();
+    if (Number(await wallet.sendCommand(["EXISTS", ...zsets])) === 0) return new Map();
+    const pipeline = wallet.multi();
     for (const key of zsets) pipeline.addCommand(["ZRANGE", key, "0", "-1"]);
     const replies = (await pipeline.execAsPipeline()) as unknown as string[][];
     const edges = new Map<string, Edge>();
@@ -134,13 +141,13 @@ export class RelationGraph {
     return edges;
   }
 
-  private async record(relationId: string): Promise<Relation & { user_id: string } | null> {
-    return (await this.records([relationId])).get(relationId) ?? null;
+  private async record(userId: string, relationId: string): Promise<Relation & { user_id: string } | null> {
+    return (await this.records(userId, [relationId])).get(relationId) ?? null;
   }
 
-  private async records(relationIds: string[]): Promise<Map<string, (Relation & { user_id: string }) | null>> {
-    const pipeline = this.client.multi();
-    for (const id of relationIds) pipeline.addCommand(["HMGET", this.keys.relation(id), ...RELATION_FIELDS]);
+  private async records(userId: string, relationIds: string[]): Promise<Map<string, (Relation & { user_id: string }) | null>> {
+    const pipeline = this.wallet(userId).multi();
+    for (const id of relationIds) pipeline.addCommand(["HMGET", this.keys.relation(userId, id), ...RELATION_FIELDS]);
     const replies = (await pipeline.execAsPipeline()) as unknown as (string | null)[][];
     return new Map(
       relationIds.map((id, i) => {
@@ -157,7 +164,7 @@ export class RelationGraph {
   /** Whether each memory is the user's and active at `now`, present but not active, or gone (no key). */
   private async presence(userId: string, memoryIds: string[], now: number): Promise<Map<string, Presence>> {
     if (memoryIds.length === 0) return new Map();
-    const reply = (await this.client.sendCommand(["JSON.MGET", ...memoryIds.map((id) => this.keys.memory(id)), "$.ix"])) as (string | null)[];
+    const reply = (await this.wallet(userId).sendCommand(["JSON.MGET", ...memoryIds.map((id) => this.keys.memory(userId, id)), "$.ix"])) as (string | null)[];
     return new Map(
       memoryIds.map((id, i): [string, Presence] => {
         const text = reply[i];

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { RedisClient } from "./client";
+import type { Commands } from "./nodes";
 
 /**
  * Writes whose effect depends on the current state (ownership, limits, expiry of other keys)
@@ -7,9 +7,11 @@ import type { RedisClient } from "./client";
  * separated by another client, and every key it touches changes together or not at all.
  * Unconditional multi-key writes use MULTI/EXEC instead (redis-store.ts).
  *
- * Scripts reach some keys by name built from a prefix argument (relation records and the
- * other end of a relation). That is fine on a standalone Redis Stack, the supported
- * deployment; the layout is not meant for Redis Cluster.
+ * Every script touches the keys of one wallet, which share its hash tag (keys.ts), so on a
+ * cluster each runs on the one master holding the wallet. UPDATE_MEMORY reaches relation records
+ * and the other ends of relations by names made of the wallet's key prefixes (Keys.memoriesOf,
+ * Keys.relationsOf) given as arguments: the ids are only known inside the script, and the
+ * prefixes keep those keys in the wallet's slot.
  */
 
 /** Shared Lua helpers: owner check and "earliest of two PEXPIRETIMEs" (-1 none, -2 no key). */
@@ -39,7 +41,7 @@ export class Script {
     this.sha = createHash("sha1").update(this.source).digest("hex");
   }
 
-  async run(client: RedisClient, keys: string[], args: (string | number)[]): Promise<unknown> {
+  async run(client: Commands, keys: string[], args: (string | number)[]): Promise<unknown> {
     const tail = [String(keys.length), ...keys, ...args.map(String)];
     try {
       return await client.sendCommand(["EVALSHA", this.sha, ...tail]);
@@ -77,8 +79,8 @@ return 0
 /**
  * KEYS: memory, :out, :in, :history, the user's access hash.
  * ARGV: user id, document head (memory-doc.ts docHead), content hash JSON or '', embedding JSON
- * or '', expires ms or '', history entry JSON or '', memory key prefix, relation key prefix,
- * vec JSON string (with the embedding) or ''.
+ * or '', expires ms or '', history entry JSON or '', the user's memory key prefix, the user's
+ * relation key prefix, vec JSON string (with the embedding) or ''.
  *
  * Rewrites the document in one JSON.SET (keeping hash/seq/order/embedding/vec unless given; a
  * document written before `vec` existed stays without one, and readers use `embedding`), drops the
