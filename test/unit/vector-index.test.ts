@@ -33,6 +33,7 @@ import { KERNEL_MAX_PAGES, kernelFor, referenceGather, referenceScores } from ".
 import { LAYOUT_WORDS, scanThread, withLayoutLock } from "../../src/store/sqlite/scan-thread";
 import { fixedPointCosine, toFixedPoint } from "../../src/store/sqlite/fixed-point";
 import type { FilterIds } from "../../src/store/sqlite/slot-filter";
+import { CREATED, EXPIRES, FACTOR, HAS_VECTOR, NAMESPACE, PINNED, ROWID, SESSION, slotColumns, TAG_SET } from "../../src/store/sqlite/slot-columns";
 
 const D = 20; // not a multiple of 8: the kernel's zero padding is exercised too
 const MODEL = { id: "test-random-vectors", dimension: D };
@@ -945,12 +946,16 @@ describe("vector kernel", () => {
     for (let i = 0; i < rows.length; i++) rows[i] = Math.round((local() * 2 - 1) * 127);
     new Float32Array(memory.buffer, scalesAt, n).fill(0); // every first-pass score 0: within the bound below of any cosine
     const sab = <T,>(Type: { new (b: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, length: number) => new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT));
-    const columns = {
-      vectors: sab(Int16Array, n * dim), factors: sab(Float64Array, n), rowids: sab(Float64Array, n), expires: sab(Float64Array, n), hasVector: sab(Uint8Array, n),
-      namespace: sab(Int32Array, n), session: sab(Int32Array, n), agent: sab(Int32Array, n), type: sab(Int32Array, n), pinned: sab(Uint8Array, n), created: sab(Float64Array, n),
-      // tag sets: 1 = {3}, 2 = {4, 5}, 3 = {5}
-      tagSet: sab(Int32Array, n), tagStarts: Int32Array.from([0, 1, 3, 4]), tagList: Int32Array.from([3, 4, 5, 5]),
+    // the packed columns (slot-columns.ts), and each as a view of its own for the test's reading
+    const packed = slotColumns(n, true);
+    const view = <T extends Float64Array | Int32Array | Uint8Array>(array: T, c: number) => array.subarray(c * n, (c + 1) * n) as T;
+    const byName = {
+      factors: view(packed.num, FACTOR), rowids: view(packed.num, ROWID), expires: view(packed.num, EXPIRES), created: view(packed.num, CREATED),
+      hasVector: view(packed.flags, HAS_VECTOR), pinned: view(packed.flags, PINNED),
+      namespace: view(packed.ints, NAMESPACE), session: view(packed.ints, SESSION), tagSet: view(packed.ints, TAG_SET),
     };
+    // tag sets: 1 = {3}, 2 = {4, 5}, 3 = {5}
+    const columns = { ...packed, ...byName, vectors: sab(Int16Array, n * dim), tagStarts: Int32Array.from([0, 1, 3, 4]), tagList: Int32Array.from([3, 4, 5, 5]) };
     const setTags = [[], [3], [4, 5], [5]];
     const randomUnit = () => Float64Array.from({ length: dim }, () => local() * 2 - 1);
     for (let slot = 0; slot < n; slot++) {
@@ -987,7 +992,8 @@ describe("vector kernel", () => {
     })();
     // bound 2: every accepted row can still beat the k-th, so the second pass rescores them all
     const request = (generation: number, filter: FilterIds | null) => ({
-      stride, query: new Int16Array(stride).fill(100), unit, unitScale: 1, bound: 2, n, k, want, filter, columns,
+      stride, query: new Int16Array(stride).fill(100), unit, unitScale: 1, bound: 2, n, k, want, filter,
+      columns: { ...packed, vectors: columns.vectors, tagStarts: columns.tagStarts, tagList: columns.tagList },
       at: { generation, query: queryAt, scales: scalesAt, scores: scoresAt, rows: rowsAt },
     });
     const scores = new Float32Array(memory.buffer, scoresAt, n);

@@ -13,24 +13,27 @@
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
-/** The values of the slots whose value has no compact form, kept as given (the Map only once there is one: most wallets have none). */
+/**
+ * The values of the slots whose value has no compact form, kept as given. Created with the first
+ * such value: most wallets have none, and each object a cached wallet holds costs it ~30–60 bytes.
+ */
 class Verbatim {
-  private bySlot: Map<number, string> | null = null;
+  private readonly bySlot = new Map<number, string>();
 
   get size(): number {
-    return this.bySlot?.size ?? 0;
+    return this.bySlot.size;
   }
 
   get(slot: number): string | undefined {
-    return this.bySlot?.get(slot);
+    return this.bySlot.get(slot);
   }
 
   set(slot: number, value: string): void {
-    (this.bySlot ??= new Map()).set(slot, value);
+    this.bySlot.set(slot, value);
   }
 
   delete(slot: number): void {
-    this.bySlot?.delete(slot);
+    this.bySlot.delete(slot);
   }
 
   /** Slot `to` takes slot `from`'s value, or none. */
@@ -44,7 +47,7 @@ class Verbatim {
 /** Memory ids by slot: canonical lower-case UUIDs packed as 16 bytes, others as strings. */
 export class IdColumn {
   private packed: Uint8Array;
-  private readonly others = new Verbatim();
+  private others: Verbatim | null = null;
 
   constructor(capacity: number) {
     this.packed = new Uint8Array(capacity * 16);
@@ -60,10 +63,10 @@ export class IdColumn {
 
   set(slot: number, id: string): void {
     if (!UUID.test(id)) {
-      this.others.set(slot, id);
+      (this.others ??= new Verbatim()).set(slot, id);
       return;
     }
-    this.others.delete(slot);
+    this.others?.delete(slot);
     const base = slot * 16;
     for (let i = 0, at = 0; i < 16; i++, at += 2) {
       if (id.charCodeAt(at) === 45) at++; // "-"
@@ -72,7 +75,7 @@ export class IdColumn {
   }
 
   get(slot: number): string {
-    const other = this.others.get(slot);
+    const other = this.others?.get(slot);
     if (other !== undefined) return other;
     // spelled out: ranking rebuilds an id for each of up to 800 candidates per recall
     const p = this.packed;
@@ -84,43 +87,43 @@ export class IdColumn {
   /** Copies slot `from` to `to` (the cache fills a hole with its last row). */
   move(from: number, to: number): void {
     this.packed.copyWithin(to * 16, from * 16, from * 16 + 16);
-    this.others.move(from, to);
+    this.others?.move(from, to);
   }
 
   /** The slot is vacant now. */
   clear(slot: number): void {
-    this.others.delete(slot);
+    this.others?.delete(slot);
   }
 
   /** Approximate bytes held (the packed column, plus ~80 per id kept as a string). */
   bytes(): number {
-    return this.packed.byteLength + this.others.size * 80;
+    return this.packed.byteLength + (this.others?.size ?? 0) * 80;
   }
 }
 
 /** created_at texts by slot, given each slot's instant (Date.parse of the text): only non-canonical texts are kept. */
 export class TimestampColumn {
-  private readonly others = new Verbatim();
+  private others: Verbatim | null = null;
 
   set(slot: number, text: string, ms: number): void {
-    if (Number.isFinite(ms) && new Date(ms).toISOString() === text) this.others.delete(slot);
-    else this.others.set(slot, text);
+    if (Number.isFinite(ms) && new Date(ms).toISOString() === text) this.others?.delete(slot);
+    else (this.others ??= new Verbatim()).set(slot, text);
   }
 
   get(slot: number, ms: number): string {
-    return this.others.get(slot) ?? new Date(ms).toISOString();
+    return this.others?.get(slot) ?? new Date(ms).toISOString();
   }
 
   move(from: number, to: number): void {
-    this.others.move(from, to);
+    this.others?.move(from, to);
   }
 
   clear(slot: number): void {
-    this.others.delete(slot);
+    this.others?.delete(slot);
   }
 
   /** Approximate bytes held (~70 per text kept). */
   bytes(): number {
-    return this.others.size * 70;
+    return (this.others?.size ?? 0) * 70;
   }
 }

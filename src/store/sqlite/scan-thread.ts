@@ -15,13 +15,11 @@ export interface ScanLayout {
 
 /**
  * A wallet's columns the scan thread reads, in SharedArrayBuffers the main thread writes (wallet-cache.ts
- * UserVectors): 16-bit vectors and their factors (fixed-point.ts), rowids (ties), and what a filter
- * reads (slot-filter.ts).
+ * UserVectors): 16-bit vectors, and the slot columns (slot-columns.ts) with their factors
+ * (fixed-point.ts), rowids (ties) and what a filter reads (slot-filter.ts).
  */
 export interface SharedColumns extends FilterColumns {
   vectors: Int16Array;
-  factors: Float64Array;
-  rowids: Float64Array;
 }
 
 /** One search as the scan thread runs it: exactTopK over the wallet's first n rows under the filter. */

@@ -9,6 +9,7 @@
 import { fixedPointCosine } from "./fixed-point";
 import { LAYOUT_WORDS, type ScanThreadMessage, type ScanThreadReply, type SharedColumns } from "./scan-thread";
 import { slotFilter } from "./slot-filter";
+import { FACTOR, ROWID } from "./slot-columns";
 import { exactTopK } from "./top-k";
 import { kernelFor, type ScoreFn } from "./vector-kernel";
 
@@ -55,8 +56,9 @@ function search(msg: Extract<ScanThreadMessage, { type: "scan" }>): ScanThreadRe
     new Int16Array(memory.buffer, at.query, msg.stride).set(msg.query);
     score(at.query, at.rows, n, at.scales, at.scores);
     const dim = unit.length;
-    const { vectors, factors, rowids } = columns;
-    const rows = { cosine: (slot: number) => fixedPointCosine(unit, vectors, slot * dim, factors[slot]!), rowid: (slot: number) => rowids[slot]! };
+    const { vectors, num, capacity } = columns;
+    const factors = FACTOR * capacity;
+    const rows = { cosine: (slot: number) => fixedPointCosine(unit, vectors, slot * dim, num[factors + slot]!), rowid: (slot: number) => num[ROWID * capacity + slot]! };
     const accept = msg.filter ? slotFilter(msg.filter, columns) : true;
     const { found, secondPass } = exactTopK(new Float32Array(memory.buffer, at.scores, n), n, msg.k, msg.want, accept, msg.unitScale, msg.bound, rows);
     return { id: msg.id, rowids: Float64Array.from(found, (f) => f.rowid), distances: Float64Array.from(found, (f) => f.distance), secondPass };

@@ -72,6 +72,12 @@ const ftsMatch = (terms: string[]) => terms.map((term) => `"${term.replaceAll('"
  */
 const CHANGE_LOG_KEEP = 100_000;
 const CHANGE_LOG_PRUNE_MS = 60_000;
+/**
+ * Wallet → user ids remembered at most (~170 bytes each, outside the cache's byte budget): as many
+ * as the verified credentials (AUTH_CACHE_ENTRIES), so a request whose credential is remembered
+ * finds its user id too; a miss costs one indexed read.
+ */
+const WALLET_USERS_KEPT = 10_000;
 
 /** Text matches fetched per requested hit before filtering, on the fast path of searchText. */
 const TEXT_OVERSAMPLE = 4;
@@ -186,7 +192,7 @@ export class SqliteStore implements MemoryStore {
     const cached = this.walletUsers.get(address);
     if (cached) return cached;
     const userId = this.lookUpWallet(address);
-    if (this.walletUsers.size >= 100_000) this.walletUsers.clear();
+    if (this.walletUsers.size >= WALLET_USERS_KEPT) this.walletUsers.clear();
     this.walletUsers.set(address, userId);
     return userId;
   }

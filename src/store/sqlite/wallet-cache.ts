@@ -11,6 +11,7 @@ import { fixedPointCosine, fixedPointUnit, toFixedPoint } from "./fixed-point";
 import { WalletKeywords, type SlotFilter } from "./keyword-index";
 import { Quantized, ROUNDING_SLACK } from "./quantized";
 import { vectorIndexCounters } from "./vector-counters";
+import { ACCESS_COUNT, AGENT, column, columnBytes, CREATED, EXPIRES, FACTOR, HAS_VECTOR, IMPORTANCE, moveSlot, NAMESPACE, PINNED, ROWID, SESSION, slotColumns, TAG_SET, TYPE, widened, type SlotColumns } from "./slot-columns";
 
 export interface Neighbour extends Ranked {
   /** what ranking reads of the row (committed state: no pending access bumps), when the cache answered */
@@ -106,18 +107,6 @@ export function asFloats(blob: Uint8Array): Float32Array {
   return new Float32Array(blob.slice().buffer);
 }
 
-type Column = Float64Array | Int32Array | Int16Array | Uint8Array;
-type ColumnType<T extends Column> = { new (length: number): T; new (buffer: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number };
-
-/**
- * A column of `length` entries: over a SharedArrayBuffer when `shared` (the scan thread reads it
- * where the main thread writes it), else a plain typed array (a SharedArrayBuffer costs ~600 bytes
- * more, ~8 KB for a wallet's 14 columns whatever its rows).
- */
-function column<T extends Column>(Type: ColumnType<T>, length: number, shared: boolean): T {
-  return shared ? new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT)) : new Type(length);
-}
-
 /** Scratch for one row's unit direction (rows are quantized one at a time, on the main thread). */
 let unitScratch = new Float32Array(0);
 
@@ -139,27 +128,18 @@ export class UserVectors {
   private readonly slotOf = new RowSlots(this);
   /** interned strings (namespace, session, agent, type, tags) → small ints, and back (memory types) */
   private readonly dict = new InternedNames();
-  /** shared with the scan thread (SharedColumns), like the vectors and the filter columns */
-  private rowids: Float64Array;
-  /** what ranking reads (MemoryRef): memory id and created_at as stored (compact-strings.ts), importance, access count (committed) */
+  /**
+   * Per slot (slot-columns.ts): rowid, what ranking reads (importance, access count as committed,
+   * created), the vector's factor, and what filters read; shared with the scan thread (SharedColumns)
+   * like the vectors. A row's tag set number names its entry in tagSets, where rows with the same
+   * tags share one.
+   */
+  private cols: SlotColumns;
+  /** memory id and created_at as stored (compact-strings.ts) */
   private readonly ids: IdColumn;
   private readonly createdAt = new TimestampColumn();
-  private importance: Float64Array;
-  private accessCount: Float64Array;
-  /** unit vectors in 16-bit fixed point, `dim` per slot, and each row's factor 1/‖x‖ (fixed-point.ts) */
+  /** unit vectors in 16-bit fixed point, `dim` per slot (their factors are a column: fixed-point.ts) */
   private vectors: Int16Array;
-  private factors: Float64Array;
-  private namespace: Int32Array;
-  private session: Int32Array;
-  private agent: Int32Array;
-  private type: Int32Array;
-  private pinned: Uint8Array;
-  /** 1 when the row's embedding has the index's dimension (others are kept for keyword search only) */
-  private hasVector: Uint8Array;
-  private created: Float64Array;
-  private expires: Float64Array;
-  /** the row's tag set number (0: no tags) in tagSets, where rows with the same tags share one entry */
-  private tagSet: Int32Array;
   private readonly tagSets = new TagSets(this);
   private quantized: Quantized | null = null;
   /** slots newest first, for list pages; rebuilt on the first page after any change */
@@ -191,27 +171,15 @@ export class UserVectors {
   ) {
     this.capacity = Math.max(MIN_GROWTH, Math.ceil(expected * (1 + SPARE_SHARE)));
     const shared = this.shared;
-    this.rowids = column(Float64Array, this.capacity, shared);
-    this.importance = new Float64Array(this.capacity);
-    this.accessCount = new Float64Array(this.capacity);
+    this.cols = slotColumns(this.capacity, shared);
     this.vectors = column(Int16Array, this.capacity * dim, shared);
-    this.factors = column(Float64Array, this.capacity, shared);
-    this.namespace = column(Int32Array, this.capacity, shared);
-    this.session = column(Int32Array, this.capacity, shared);
-    this.agent = column(Int32Array, this.capacity, shared);
-    this.type = column(Int32Array, this.capacity, shared);
-    this.pinned = column(Uint8Array, this.capacity, shared);
-    this.hasVector = column(Uint8Array, this.capacity, shared);
-    this.created = column(Float64Array, this.capacity, shared);
-    this.expires = column(Float64Array, this.capacity, shared);
-    this.tagSet = column(Int32Array, this.capacity, shared);
     this.ids = new IdColumn(this.capacity);
     this.keywords = new WalletKeywords(this.capacity);
   }
 
   /** The rowid at `slot` (RowSlots reads the column through this). */
   rowidOf(slot: number): number {
-    return this.rowids[slot]!;
+    return this.cols.num[ROWID * this.capacity + slot]!;
   }
 
   /** A tag sets array (TagSets), shared as the other columns are. */
@@ -231,14 +199,16 @@ export class UserVectors {
 
   /** What the wallet holds, by part (allocated: spare capacity included). */
   memory(): CacheBytes {
-    const columns = [this.rowids, this.importance, this.accessCount, this.namespace, this.session, this.agent, this.type, this.pinned, this.hasVector, this.created, this.expires];
+    // the factor column is counted with the vectors, the tag set numbers with the tags
+    const factors = 8 * this.capacity;
+    const tagSets = 4 * this.capacity;
     let derived = (this.order?.byteLength ?? 0) + 100 * (this.totals?.size ?? 0);
     for (const slots of this.spaces?.slots.values() ?? []) derived += 100 + (slots?.byteLength ?? 0);
     return {
-      vectors: this.vectors.byteLength + this.factors.byteLength,
+      vectors: this.vectors.byteLength + factors,
       int8: this.quantized?.bytes() ?? 0,
-      columns: columns.reduce((sum, column) => sum + column.byteLength, 0),
-      tags: this.tagSet.byteLength + this.tagSets.bytes(),
+      columns: columnBytes(this.cols) - factors - tagSets,
+      tags: tagSets + this.tagSets.bytes(),
       strings: this.ids.bytes() + this.createdAt.bytes(),
       slotMap: this.slotOf.bytes(),
       keywords: this.keywords.bytes(),
@@ -259,12 +229,13 @@ export class UserVectors {
   /** Bytes of the per-row arrays' slots beyond the rows (approximate; included in memory()'s parts). */
   spare(): number {
     const parts = this.memory();
-    const perRow = parts.vectors + parts.int8 + parts.columns + this.tagSet.byteLength + this.ids.bytes();
+    const perRow = parts.vectors + parts.int8 + columnBytes(this.cols) - 8 * this.capacity + this.ids.bytes();
     return Math.round((perRow * (this.capacity - this.size)) / this.capacity);
   }
 
+  /** The rowids by slot (the first column of `num`). */
   rowidsView(): Float64Array {
-    return this.rowids;
+    return this.cols.num;
   }
 
   has(rowid: number): boolean {
@@ -279,20 +250,23 @@ export class UserVectors {
   refOf(rowid: number): MemoryRef | undefined {
     const slot = this.slotOf.get(rowid);
     if (slot === undefined) return undefined;
+    const { num, ints, flags, capacity } = this.cols;
     return {
       id: this.ids.get(slot),
-      created_at: this.createdAt.get(slot, this.created[slot]!),
-      memory_type: this.dict.nameOf(this.type[slot]!) as MemoryRef["memory_type"],
-      pinned: this.pinned[slot] === 1,
-      importance: this.importance[slot]!,
-      access_count: this.accessCount[slot]!,
+      created_at: this.createdAt.get(slot, num[CREATED * capacity + slot]!),
+      memory_type: this.dict.nameOf(ints[TYPE * capacity + slot]!) as MemoryRef["memory_type"],
+      pinned: flags[PINNED * capacity + slot] === 1,
+      importance: num[IMPORTANCE * capacity + slot]!,
+      access_count: num[ACCESS_COUNT * capacity + slot]!,
     };
   }
 
   /** Access bumps committed for the row: `add` to the cached count (this connection wrote them), or `set` it (as read). */
   access(rowid: number, count: number, how: "add" | "set"): void {
     const slot = this.slotOf.get(rowid);
-    if (slot !== undefined) this.accessCount[slot] = (how === "add" ? this.accessCount[slot]! : 0) + count;
+    if (slot === undefined) return;
+    const at = ACCESS_COUNT * this.capacity + slot;
+    this.cols.num[at] = (how === "add" ? this.cols.num[at]! : 0) + count;
   }
 
   /** Adds or replaces the row (rows whose embedding has another dimension get no vector: keyword search only). */
@@ -306,32 +280,36 @@ export class UserVectors {
     else {
       if (this.size === this.capacity) this.grow();
       slot = this.size++;
-      this.rowids[slot] = row.rowid;
+      this.cols.num[ROWID * this.capacity + slot] = row.rowid;
       this.slotOf.add(row.rowid, slot);
     }
+    const { num, ints, flags, capacity } = this.cols;
     this.ids.set(slot, row.id);
-    this.importance[slot] = row.importance;
-    this.accessCount[slot] = row.access_count;
+    num[IMPORTANCE * capacity + slot] = row.importance;
+    num[ACCESS_COUNT * capacity + slot] = row.access_count;
     const base = slot * this.dim;
-    if (vector) this.factors[slot] = toFixedPoint(embedding, this.vectors, base);
+    if (vector) num[FACTOR * capacity + slot] = toFixedPoint(embedding, this.vectors, base);
     else {
       this.vectors.fill(0, base, base + this.dim);
-      this.factors[slot] = 0;
+      num[FACTOR * capacity + slot] = 0;
     }
-    this.hasVector[slot] = vector ? 1 : 0;
+    flags[HAS_VECTOR * capacity + slot] = vector ? 1 : 0;
     if (!vector) this.vectorless++;
     this.keywords.put(slot, row.content, replacing, this.size);
-    this.namespace[slot] = this.intern(row.namespace);
-    this.session[slot] = row.session_id === null ? -1 : this.intern(row.session_id);
-    this.agent[slot] = row.agent_id === null ? -1 : this.intern(row.agent_id);
-    this.type[slot] = this.intern(row.memory_type);
-    this.pinned[slot] = row.pinned;
-    this.created[slot] = Date.parse(row.created_at);
-    this.createdAt.set(slot, row.created_at, this.created[slot]!);
-    this.expires[slot] = row.expires_at === null ? Infinity : Date.parse(row.expires_at);
-    this.expiryFloor = Math.min(this.expiryFloor, this.expires[slot]!);
+    ints[NAMESPACE * capacity + slot] = this.intern(row.namespace);
+    ints[SESSION * capacity + slot] = row.session_id === null ? -1 : this.intern(row.session_id);
+    ints[AGENT * capacity + slot] = row.agent_id === null ? -1 : this.intern(row.agent_id);
+    ints[TYPE * capacity + slot] = this.intern(row.memory_type);
+    flags[PINNED * capacity + slot] = row.pinned;
+    const created = Date.parse(row.created_at);
+    num[CREATED * capacity + slot] = created;
+    this.createdAt.set(slot, row.created_at, created);
+    const expires = row.expires_at === null ? Infinity : Date.parse(row.expires_at);
+    num[EXPIRES * capacity + slot] = expires;
+    this.expiryFloor = Math.min(this.expiryFloor, expires);
     const tags = row.tags === null ? [] : (JSON.parse(row.tags) as unknown[]);
-    this.tagSet[slot] = tags.length === 0 ? 0 : this.tagSets.numberOf(row.tags!, () => tags.map((t) => this.intern(String(t))));
+    // tagSets may ask for new arrays (tagColumn), never for new columns
+    ints[TAG_SET * capacity + slot] = tags.length === 0 ? 0 : this.tagSets.numberOf(row.tags!, () => tags.map((t) => this.intern(String(t))));
     if (this.quantized) this.quantized.set(slot, this.unitOf(slot));
     else if (this.size >= KERNEL_MIN_ROWS && this.dim > 0) this.quantize();
   }
@@ -345,27 +323,14 @@ export class UserVectors {
     const last = --this.size;
     if (slot !== last) {
       // move the last row into the hole
-      const moved = this.rowids[last]!;
-      this.slotOf.move(moved, slot);
-      this.rowids[slot] = moved;
+      this.slotOf.move(this.rowidOf(last), slot);
+      moveSlot(this.cols, last, slot);
       this.ids.move(last, slot);
       this.createdAt.move(last, slot);
-      this.importance[slot] = this.importance[last]!;
-      this.accessCount[slot] = this.accessCount[last]!;
       this.vectors.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
-      this.factors[slot] = this.factors[last]!;
-      this.namespace[slot] = this.namespace[last]!;
-      this.session[slot] = this.session[last]!;
-      this.agent[slot] = this.agent[last]!;
-      this.type[slot] = this.type[last]!;
-      this.pinned[slot] = this.pinned[last]!;
-      this.hasVector[slot] = this.hasVector[last]!;
-      this.created[slot] = this.created[last]!;
-      this.expires[slot] = this.expires[last]!;
-      this.tagSet[slot] = this.tagSet[last]!;
       this.quantized?.move(last, slot);
     }
-    this.tagSet[last] = 0;
+    this.cols.ints[TAG_SET * this.capacity + last] = 0;
     this.ids.clear(last);
     this.createdAt.clear(last);
     this.keywords.delete(slot, last);
@@ -373,8 +338,8 @@ export class UserVectors {
 
   /** The row at `slot` is leaving (deleted or replaced): the bounds stop counting it. */
   private forgetBounds(slot: number): void {
-    if (this.hasVector[slot] === 0) this.vectorless--;
-    if (this.expires[slot] === this.expiryFloor) this.expiryExact = false;
+    if (this.cols.flags[HAS_VECTOR * this.capacity + slot] === 0) this.vectorless--;
+    if (this.cols.num[EXPIRES * this.capacity + slot] === this.expiryFloor) this.expiryExact = false;
   }
 
   /** True when no row has expired at `now`. */
@@ -382,7 +347,8 @@ export class UserVectors {
     if (now < this.expiryFloor) return true;
     if (!this.expiryExact) {
       let floor = Infinity;
-      for (let slot = 0; slot < this.size; slot++) floor = Math.min(floor, this.expires[slot]!);
+      const expires = EXPIRES * this.capacity;
+      for (let slot = 0; slot < this.size; slot++) floor = Math.min(floor, this.cols.num[expires + slot]!);
       this.expiryFloor = floor;
       this.expiryExact = true;
     }
@@ -394,26 +360,11 @@ export class UserVectors {
     const capacity = Math.max(this.capacity + MIN_GROWTH, Math.ceil(this.capacity * GROWTH));
     this.capacity = capacity;
     const shared = this.shared;
-    const widen = <T extends Column>(old: T, Type: ColumnType<T>, isShared: boolean, per = 1): T => {
-      // a scan thread reading the old arrays meanwhile reads them whole; its answer is dropped (version)
-      const next = column(Type, capacity * per, isShared);
-      next.set(old);
-      return next;
-    };
-    this.rowids = widen(this.rowids, Float64Array, shared);
-    this.importance = widen(this.importance, Float64Array, false);
-    this.accessCount = widen(this.accessCount, Float64Array, false);
-    this.vectors = widen(this.vectors, Int16Array, shared, this.dim);
-    this.factors = widen(this.factors, Float64Array, shared);
-    this.namespace = widen(this.namespace, Int32Array, shared);
-    this.session = widen(this.session, Int32Array, shared);
-    this.agent = widen(this.agent, Int32Array, shared);
-    this.type = widen(this.type, Int32Array, shared);
-    this.pinned = widen(this.pinned, Uint8Array, shared);
-    this.hasVector = widen(this.hasVector, Uint8Array, shared);
-    this.created = widen(this.created, Float64Array, shared);
-    this.expires = widen(this.expires, Float64Array, shared);
-    this.tagSet = widen(this.tagSet, Int32Array, shared);
+    // new arrays: a scan thread reading the old ones meanwhile reads them whole; its answer is dropped (version)
+    this.cols = widened(this.cols, capacity, this.size, shared);
+    const vectors = column(Int16Array, capacity * this.dim, shared);
+    vectors.set(this.vectors);
+    this.vectors = vectors;
     if (shared && !wasShared) this.tagSets.reallocate();
     this.ids.reserve(capacity);
     this.quantized?.reserve(capacity, this.size);
@@ -428,7 +379,7 @@ export class UserVectors {
   /** The row's unit direction as the fixed-point form holds it (in a scratch array: use before the next call). */
   private unitOf(slot: number): Float32Array {
     if (unitScratch.length !== this.dim) unitScratch = new Float32Array(this.dim);
-    return fixedPointUnit(this.vectors, slot * this.dim, this.factors[slot]!, unitScratch);
+    return fixedPointUnit(this.vectors, slot * this.dim, this.cols.num[FACTOR * this.capacity + slot]!, unitScratch);
   }
 
   /** Counts changes of the rows (a search's memo of its match count holds within one version). */
@@ -456,13 +407,14 @@ export class UserVectors {
     const rowids: number[] = [];
     let seen = 0;
     let until = Infinity;
+    const { num, capacity } = this.cols;
     for (let i = 0; i < order.length; i++) {
       if (counted && rowids.length === limit) break;
       const slot = order[i]!;
       if (accept !== true && !accept(slot)) continue;
-      if (seen >= offset && rowids.length < limit) rowids.push(this.rowids[slot]!);
+      if (seen >= offset && rowids.length < limit) rowids.push(num[ROWID * capacity + slot]!);
       seen++;
-      until = Math.min(until, this.expires[slot]!);
+      until = Math.min(until, num[EXPIRES * capacity + slot]!);
     }
     if (counted) return { rowids, total: counted.total };
     if (!this.totals || this.totals.size >= 64) this.totals = new Map(); // a bound for wallets listed with many filters
@@ -474,9 +426,10 @@ export class UserVectors {
     if (this.order && this.order.length === this.size) return this.order;
     const order = new Int32Array(this.size);
     for (let i = 0; i < order.length; i++) order[i] = i;
-    const created = this.created;
-    const rowids = this.rowids;
-    order.sort((a, b) => created[b]! - created[a]! || rowids[b]! - rowids[a]!);
+    const { num, capacity } = this.cols;
+    const created = CREATED * capacity;
+    const rowids = ROWID * capacity;
+    order.sort((a, b) => num[created + b]! - num[created + a]! || num[rowids + b]! - num[rowids + a]!);
     return (this.order = order);
   }
 
@@ -519,19 +472,18 @@ export class UserVectors {
 
   /** The columns the scan thread reads (as they are now: they are new arrays after they grow). */
   private sharedColumns(): SharedColumns {
-    const { vectors, factors, rowids, namespace, session, agent, type, pinned, created, expires, hasVector, tagSet } = this;
     const { starts: tagStarts, list: tagList } = this.tagSets;
-    return { vectors, factors, rowids, namespace, session, agent, type, pinned, created, expires, hasVector, tagSet, tagStarts, tagList };
+    return { ...this.cols, vectors: this.vectors, tagStarts, tagList };
   }
 
   /** Cosine of the unit `query` with the row's vector; undefined when the row has none. */
   similarity(query: Float64Array, rowid: number): number | undefined {
     const slot = this.slotOf.get(rowid);
-    return slot !== undefined && this.hasVector[slot] === 1 ? this.exact(query, slot) : undefined;
+    return slot !== undefined && this.cols.flags[HAS_VECTOR * this.capacity + slot] === 1 ? this.exact(query, slot) : undefined;
   }
 
   private exact(query: Float64Array, slot: number): number {
-    return fixedPointCosine(query, this.vectors, slot * this.dim, this.factors[slot]!);
+    return fixedPointCosine(query, this.vectors, slot * this.dim, this.cols.num[FACTOR * this.capacity + slot]!);
   }
 
   nearest(vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] {
@@ -649,7 +601,8 @@ export class UserVectors {
     let slots = this.spaces.slots.get(id);
     if (slots === undefined) {
       const list: number[] = [];
-      for (let slot = 0; slot < this.size; slot++) if (this.namespace[slot] === id) list.push(slot);
+      const { ints, capacity } = this.cols;
+      for (let slot = 0; slot < this.size; slot++) if (ints[NAMESPACE * capacity + slot] === id) list.push(slot);
       slots = list.length <= this.size / 2 ? Int32Array.from(list) : null;
       this.spaces.slots.set(id, slots);
     }
@@ -666,11 +619,11 @@ export class UserVectors {
     let size = 0;
     for (let slot = 0; slot < this.size; slot++) {
       if (accept !== true && !accept(slot)) continue;
-      const s = -this.rowids[slot]!;
+      const s = -this.rowidOf(slot);
       if (size < k) siftUp(heap, heapScore, size++, slot, s);
       else if (s > heapScore[0]!) siftDown(heap, heapScore, size, slot, s);
     }
-    return Array.from(heap.subarray(0, size), (slot) => ({ rowid: this.rowids[slot]!, distance: 1 })).sort(byDistance);
+    return Array.from(heap.subarray(0, size), (slot) => ({ rowid: this.rowidOf(slot), distance: 1 })).sort(byDistance);
   }
 
   private rescore(query: Float64Array, slots: ArrayLike<number>): Neighbour[] {
@@ -679,6 +632,6 @@ export class UserVectors {
 
   /** The rows as exactTopK ranks them against the unit query. */
   private rowsFor(query: Float64Array): RankedRows {
-    return { cosine: (slot) => this.exact(query, slot), rowid: (slot) => this.rowids[slot]! };
+    return { cosine: (slot) => this.exact(query, slot), rowid: (slot) => this.rowidOf(slot) };
   }
 }
