@@ -59,6 +59,17 @@ export class Keys {
     return `${globEscape(this.memoryPrefix)}*`;
   }
 
+  /** SCAN pattern for wallet records. */
+  walletScanPattern(): string {
+    return `${globEscape(this.prefix)}wallet:*`;
+  }
+
+  /** The address of a wallet record key, or null for another key. */
+  walletAddressOf(key: string): string | null {
+    const prefix = `${this.prefix}wallet:`;
+    return key.startsWith(prefix) ? key.slice(prefix.length) : null;
+  }
+
   /** The id of a memory document key, or null for side keys and foreign keys. */
   memoryIdOf(key: string): string | null {
     if (!key.startsWith(this.memoryPrefix)) return null;

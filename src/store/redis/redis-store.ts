@@ -3,7 +3,7 @@ import { isExpired } from "../../domain/memory";
 import type { HistoryEntry } from "../../domain/history";
 import type { Relation } from "../../domain/relation";
 import type { Stats } from "../../domain/stats";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
 import { EmbeddingModelMismatch } from "../model-binding";
 import { AccessLog, type AccessBump, type Counted } from "../access-log";
 import { connectClient, type RedisClient } from "./client";
@@ -12,6 +12,8 @@ import { docHead, docJson, expiresMs, fromBase64, searchText, TEXT_FORM, toDoc, 
 import { fromTagForm, knnQuery, memoryFilterQuery, tagAnyOf, textAnyOf, YES } from "./query";
 import { jsonField, parseAggregate, parseSearch, type SearchReply } from "./replies";
 import { RelationGraph } from "./relation-graph";
+import { RedisTransfer } from "./transfer";
+import type { TransferableStore } from "../../domain/store-transfer";
 import { SearchIndex } from "./schema";
 import { KnnPolicy } from "./knn-policy";
 import { MultiErrorReply } from "redis";
@@ -65,7 +67,7 @@ function parseAccess(field: string): { count: number; at: string } {
  * requires `expires_at > now`, so results are exact to the millisecond (and follow the
  * caller's clock, not the server's).
  */
-export class RedisStore implements MemoryStore {
+export class RedisStore implements TransferableStore {
   readonly engine = "redis" as const;
   private readonly index: SearchIndex;
   private readonly relations: RelationGraph;
@@ -169,6 +171,12 @@ export class RedisStore implements MemoryStore {
       }
       await pipeline.execAsPipeline();
     }
+  }
+
+  /** The whole-store copy's access to this store (transfer.ts), with every pending access bump written. */
+  async transfer(): Promise<RedisTransfer> {
+    await this.accesses.flush();
+    return new RedisTransfer(this.client, this.keys);
   }
 
   async close(): Promise<void> {
@@ -667,7 +675,7 @@ export class RedisStore implements MemoryStore {
 }
 
 /** The item with an access hash field applied (it overrides the document's counters), or unchanged. */
-function withAccess<T extends Counted>(item: T, field: string | null): T {
+export function withAccess<T extends Counted>(item: T, field: string | null): T {
   if (field === null) return item;
   const { count, at } = parseAccess(field);
   item.access_count = count;
