@@ -4,8 +4,8 @@ import { join } from "node:path";
 import type { CopyCheckpoint, CopyProgress } from "../src/domain/copy-store";
 
 /**
- * What an interrupted `migrate-store` had finished, in a file named after the pair of stores (in
- * `dir`, the working directory by default), one line per step, appended after the target committed it:
+ * What an interrupted `migrate-store` had finished, in a file in `dir` named after the pair of stores,
+ * one line per step, appended after the target committed it:
  *
  *   # engram migrate-store <from> → <to>
  *   wallets                    the wallet records are copied
@@ -20,7 +20,7 @@ export class MigrateCheckpoint implements CopyCheckpoint {
   readonly path: string;
   private readonly header: string;
 
-  constructor(from: string, to: string, dir = ".") {
+  constructor(from: string, to: string, dir: string) {
     this.header = `# engram migrate-store ${from} → ${to}`;
     const key = createHash("sha256").update(this.header).digest("hex").slice(0, 16);
     this.path = join(dir, `migrate-store-${key}.progress`);

@@ -13,7 +13,8 @@
  * sides and prints the table (stdout); exits 1 when they differ.
  *
  * Resumable: interrupted, run the same command again; it continues after the last batch the target
- * committed (migrate-store-checkpoint.ts: a file in the working directory) and never duplicates.
+ * committed and never duplicates (migrate-store-checkpoint.ts: a file in the target's DATA_DIR, else
+ * the source's, else the working directory).
  */
 import { mkdirSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -30,6 +31,8 @@ const USAGE = "usage: bun run migrate-store --from <store> --to <store>   (a sto
 interface StoreSpec {
   /** names the store in messages and the checkpoint (no password) */
   description: string;
+  /** the embedded store's directory (null for Redis) */
+  dataDir: string | null;
   open(role: "source" | "target"): Promise<TransferableStore>;
 }
 
@@ -38,6 +41,7 @@ function parseStore(text: string, flag: string): StoreSpec {
     const dir = resolve(text.slice("sqlite:".length) || ".");
     return {
       description: `sqlite:${dir}`,
+      dataDir: dir,
       open: async (role) => {
         if (role === "source" && !existsSync(join(dir, "engram.sqlite"))) throw new CopyRefused(`${flag}: no store in ${dir} (engram.sqlite is missing): give the DATA_DIR the service ran with`);
         mkdirSync(dir, { recursive: true });
@@ -45,7 +49,7 @@ function parseStore(text: string, flag: string): StoreSpec {
       },
     };
   }
-  if (/^rediss?:\/\//.test(text)) return { description: redactUrl(text), open: () => RedisStore.connect(text, { keyPrefix: "engram:" }) };
+  if (/^rediss?:\/\//.test(text)) return { description: redactUrl(text), dataDir: null, open: () => RedisStore.connect(text, { keyPrefix: "engram:" }) };
   throw new CopyRefused(`${flag}: "${text}" is neither sqlite:<DATA_DIR> nor a redis:// URL\n${USAGE}`);
 }
 
@@ -94,12 +98,13 @@ async function main(): Promise<number> {
   const from = parseStore(values.from, "--from");
   const to = parseStore(values.to, "--to");
   if (from.description === to.description) throw new CopyRefused("--from and --to name the same store");
-  const checkpoint = new MigrateCheckpoint(from.description, to.description);
   const source = await from.open("source");
   const target = await to.open("target").catch(async (error) => {
     await source.close();
     throw error;
   });
+  // beside the embedded store (a container's volume), else in the working directory
+  const checkpoint = new MigrateCheckpoint(from.description, to.description, to.dataDir ?? from.dataDir ?? ".");
   try {
     process.stderr.write(`[migrate-store] ${from.description} → ${to.description} (checkpoint: ${checkpoint.path})\n`);
     const started = performance.now();

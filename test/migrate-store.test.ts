@@ -123,7 +123,7 @@ describe("migrate-store sqlite → sqlite: what the service answered on the sour
       expect(rows.find((r) => r.startsWith(wallet.address.toLowerCase()))).toMatch(new RegExp(`\\s4\\s+1\\s+1\\s+${freeUsed[w]}\\s+ok$`));
     }
     expect(rows.at(-1)).toMatch(/^total\s+8\s+2\s+2\s+\d+\s+ok$/);
-    expect(readdirSync(work)).toEqual([]); // a finished copy leaves no checkpoint
+    expect(readdirSync(to).filter((f) => f.endsWith(".progress"))).toEqual([]); // a finished copy leaves no checkpoint
 
     const copy = new SqliteStore(to);
     expect(await Promise.all(wallets.map((w) => copy.freeCallsUsed(w.address)))).toEqual(freeUsed);
@@ -215,7 +215,7 @@ describe("migrate-store resumes where it stopped and never duplicates", () => {
       }
     }
     expect(await first.exited).not.toBe(0);
-    expect(readdirSync(work).filter((f) => f.endsWith(".progress"))).toHaveLength(1);
+    expect(readdirSync(to).filter((f) => f.endsWith(".progress"))).toHaveLength(1); // beside the target store
 
     const second = await migrate(work, `sqlite:${big}`, `sqlite:${to}`).done;
     expect(second.stderr).toMatch(/resuming: [1-3] wallets copied/);
