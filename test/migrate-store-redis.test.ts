@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store";
+import { newMemory } from "../src/domain/memory";
 import { RedisStore } from "../src/store/redis/redis-store";
 import { copyStore, type CopyCheckpoint, type CopyProgress } from "../src/domain/copy-store";
 import { CopyRefused, type TransferableStore } from "../src/domain/store-transfer";
@@ -109,6 +110,21 @@ describe.skipIf(!hasRedis)("migrate-store with Redis", () => {
     expect(again.copied).toBe(total);
     const now = Date.now();
     expect(await walletDigests(target, now)).toEqual(await walletDigests(seeded, now));
+  }, 120_000);
+
+  test("more memories in one millisecond than the sequence's 1024 slots (equal sort keys) are all copied, across batch boundaries", async () => {
+    const source = await redis();
+    await source.bindEmbeddingModel(MODEL);
+    const userId = await source.userIdForWallet(`0x${"ab".repeat(20)}`);
+    const at = new Date().toISOString();
+    const vector = new Float32Array(MODEL.dimension).fill(1 / Math.sqrt(MODEL.dimension));
+    const memories = Array.from({ length: 1100 }, (_, i) => newMemory({ user_id: userId, content: `burst ${i}` }, at));
+    for (let i = 0; i < memories.length; i += 100) {
+      await source.insertMemories(memories.slice(i, i + 100).map((memory) => ({ memory, embedding: vector, content_hash: `h${memory.content}` })));
+    }
+    const report = await copyStore(source, sqlite(), memoryCheckpoint(), { batch: 50 });
+    expect(report.ok).toBe(true);
+    expect(report.users.map((u) => u.target.memories)).toEqual([1100]);
   }, 120_000);
 
   test("a Redis target bound to another model is refused; so is a Redis source whose vectors were cleared by a model change", async () => {

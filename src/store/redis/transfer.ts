@@ -82,11 +82,13 @@ export class RedisTransfer implements StoreTransfer {
   async memories(userId: string, after: string | null, limit: number, now: number): Promise<{ items: TransferredMemory[]; next: string | null }> {
     const user = tagAnyOf("user_id", [userId]);
     const range = after === null ? "" : ` ${numericRange("order", { above: Number(after) })}`;
-    const { rows } = await this.search(`${user}${range}`, ["NOCONTENT", "SORTBY", "order", "ASC", "LIMIT", "0", String(limit)], { noContent: true });
+    const { rows } = await this.search(`${user}${range}`, ["RETURN", "3", "$.order", "AS", "order", "SORTBY", "order", "ASC", "LIMIT", "0", String(limit)]);
+    if (rows.length === 0) return { items: [], next: null };
+    const last = Number(rows.at(-1)!.fields.get("order"));
+    const next = rows.length === limit ? String(last) : null;
     let docs = await this.read(rows.map((r) => r.key));
-    const full = rows.length === limit;
-    if (full) docs = await this.withWholeLastOrder(user, docs);
-    if (docs.length === 0) return { items: [], next: null };
+    if (next !== null) docs = await this.withWholeLastOrder(user, docs, last);
+    if (docs.length === 0) return { items: [], next };
     const ties = await this.ties(user, docs);
     const live = docs.filter((d) => d.memory.expires_at === null || Date.parse(d.memory.expires_at) > now);
     const [counts, histories] = await Promise.all([
@@ -103,15 +105,14 @@ export class RedisTransfer implements StoreTransfer {
         tie: ties.get(doc.key)!,
       };
     });
-    return { items, next: full ? String(docs.at(-1)!.order) : null };
+    return { items, next };
   }
 
   /**
    * A page cut inside a run of equal `order`s (more than the sequence's 1024 slots in one
    * millisecond) would skip the rest of the run: the page takes all of it.
    */
-  private async withWholeLastOrder(user: string, docs: DocParts[]): Promise<DocParts[]> {
-    const last = docs.at(-1)!.order;
+  private async withWholeLastOrder(user: string, docs: DocParts[], last: number): Promise<DocParts[]> {
     const atLast = `${user} ${numericRange("order", { above: last - 1, below: last + 1 })}`;
     const { total } = await this.search(atLast, ["LIMIT", "0", "0"]);
     const held = docs.filter((d) => d.order === last).length;
