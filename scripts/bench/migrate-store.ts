@@ -37,12 +37,24 @@ const sqliteAt = (name: string) => {
   return new SqliteStore(join(work, name));
 };
 
+/** The Redis server's CPU seconds so far (INFO cpu), or 0 without Redis. */
+async function redisCpu(): Promise<number> {
+  if (!REDIS_URL) return 0;
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  const info = String(await client.sendCommand(["INFO", "cpu"]));
+  await client.quit();
+  return ["used_cpu_sys", "used_cpu_user"].reduce((sum, name) => sum + Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0), 0);
+}
+
 async function timedCopy(from: TransferableStore, to: TransferableStore, name: string) {
   const checkpoint = new MigrateCheckpoint(`bench:${name}:from`, `bench:${name}:to`, work);
   const cpu = process.cpuUsage();
+  const redisBefore = await redisCpu();
   const started = performance.now();
   const report = await copyStore(from, to, checkpoint);
   const seconds = (performance.now() - started) / 1000;
+  const redisSeconds = (await redisCpu()) - redisBefore;
   const cpuSeconds = (() => {
     const used = process.cpuUsage(cpu);
     return (used.user + used.system) / 1e6;
@@ -50,7 +62,7 @@ async function timedCopy(from: TransferableStore, to: TransferableStore, name: s
   checkpoint.remove();
   if (!report.ok) throw new Error(`${name}: the counts differ`);
   log(`${name}: ${report.copied} memories in ${seconds.toFixed(1)} s`);
-  return { report, seconds, cpuSeconds };
+  return { report, seconds, cpuSeconds, redisSeconds };
 }
 
 /** Wallets whose export, and whose whole copy, hash the same as the original's. */
@@ -95,7 +107,7 @@ const row = (name: string, run: Awaited<ReturnType<typeof timedCopy>>, digests: 
   const counts = run.report.users.reduce((sum, u) => ({ relations: sum.relations + u.target.relations, history: sum.history + u.target.history }), { relations: 0, history: 0 });
   rows.push([
     name, String(copied), String(counts.relations), String(counts.history), run.seconds.toFixed(1), String(Math.round(copied / run.seconds)),
-    String(Math.round(copied / run.cpuSeconds)), same.exports, same.full,
+    (run.cpuSeconds / copied * 1e6).toFixed(0), REDIS_URL ? (run.redisSeconds / copied * 1e6).toFixed(0) : "-", same.exports, same.full,
   ]);
 };
 
@@ -126,4 +138,4 @@ rmSync(work, { recursive: true, force: true });
 
 const commit = (await Bun.$`git rev-parse --short HEAD`.quiet().nothrow()).stdout.toString().trim();
 console.log(`${WALLETS} wallets × ${PER_WALLET} memories (${MODEL.dimension}-d random unit vectors), ${cpus()[0]?.model ?? "?"} × ${cpus().length}, Redis ${redisVersion}, commit ${commit}\n`);
-printTable(["copy", "memories", "relations", "history", "seconds", "memories/s", "memories per CPU-s (bun)", "exports equal", "all fields equal"], rows);
+printTable(["copy", "memories", "relations", "history", "seconds", "memories/s", "bun CPU µs/memory", "Redis CPU µs/memory", "exports equal", "all fields equal"], rows);

@@ -89,16 +89,23 @@ export async function copyStore(
       continue;
     }
     const resumed = progress.positions.get(user_id); // undefined: not started; null: memories all copied
-    let after = resumed ?? null;
-    for (let more = resumed !== null; more; more = after !== null) {
-      const page = await source.memories(user_id, after, batch, clock());
-      if (page.items.length > 0) await target.importMemories(user_id, page.items);
-      checkpoint.copied(user_id, page.next);
-      copied += page.items.length;
-      done += page.items.length;
-      after = page.next;
-      report({ kind: "memories", user: i + 1, users: users.length, copied: done, total });
+    // Two batches in flight: the next one is read and sent while the target still writes this one
+    // (each engine's CPU work overlaps the other's). A batch is marked once it and every batch
+    // before it are written: the target commits them in the order they were sent.
+    let previous: Promise<void> = Promise.resolve();
+    for await (const page of resumed === null ? [] : pages(source, user_id, resumed ?? null, batch, clock)) {
+      const imported = target.importMemories(user_id, page.items);
+      const marked = Promise.all([imported, previous]).then(() => {
+        checkpoint.copied(user_id, page.next);
+        copied += page.items.length;
+        done += page.items.length;
+        report({ kind: "memories", user: i + 1, users: users.length, copied: done, total });
+      });
+      marked.catch(() => {}); // observed below, possibly after it failed
+      await previous;
+      previous = marked;
     }
+    await previous;
     await target.importRelations(user_id, await source.relations(user_id, clock()));
     checkpoint.finished(user_id);
   }
@@ -107,6 +114,17 @@ export async function copyStore(
   const targetWallets = new Map((await target.wallets()).map((w) => [w.address, w.user_id]));
   const missingWallets = wallets.filter((w) => targetWallets.get(w.address) !== w.user_id).map((w) => w.address);
   return { model, users: verified, copied, missingWallets, ok: missingWallets.length === 0 && verified.every((u) => u.equal) };
+}
+
+/** The user's pages from `after` on, each read while the one before it is being imported. */
+async function* pages(source: StoreTransfer, userId: string, after: string | null, batch: number, clock: Clock) {
+  let next = source.memories(userId, after, batch, clock());
+  for (;;) {
+    const page = await next;
+    if (page.next !== null) next = source.memories(userId, page.next, batch, clock());
+    yield page;
+    if (page.next === null) return;
+  }
 }
 
 /** The source's model, bound on the target; refused when the target is bound to another one. */

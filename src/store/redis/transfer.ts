@@ -216,12 +216,9 @@ export class RedisTransfer implements StoreTransfer {
     }
   }
 
+  /** The documents are built before the ownership check is sent: that work overlaps the batch before, still being written. */
   async importMemories(userId: string, items: TransferredMemory[]): Promise<void> {
-    const owners = (await this.client.sendCommand(["JSON.MGET", ...items.map((i) => this.keys.memory(i.memory.id)), "$.ix.user_id"])) as (string | null)[];
-    owners.forEach((owner, i) => {
-      const [held] = owner ? (JSON.parse(owner) as string[]) : [];
-      if (held !== undefined && held !== userId) throw new CopyRefused(`memory ${items[i]!.memory.id} belongs to another user in the target (${held}); copy into an empty store`);
-    });
+    if (items.length === 0) return;
     const tx = this.client.multi();
     for (const { memory, embedding, content_hash, history, tie } of items) {
       const key = this.keys.memory(memory.id);
@@ -234,6 +231,11 @@ export class RedisTransfer implements StoreTransfer {
       if (expires === null) tx.addCommand(["PERSIST", key]);
       else for (const k of history.length > 0 ? [key, historyKey] : [key]) tx.addCommand(["PEXPIREAT", k, String(expires)]);
     }
+    const owners = (await this.client.sendCommand(["JSON.MGET", ...items.map((i) => this.keys.memory(i.memory.id)), "$.ix.user_id"])) as (string | null)[];
+    owners.forEach((owner, i) => {
+      const [held] = owner ? (JSON.parse(owner) as string[]) : [];
+      if (held !== undefined && held !== userId) throw new CopyRefused(`memory ${items[i]!.memory.id} belongs to another user in the target (${held}); copy into an empty store`);
+    });
     await tx.exec();
   }
 
