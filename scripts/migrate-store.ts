@@ -5,7 +5,8 @@
  *   bun run migrate-store --from redis://127.0.0.1:6379 --to sqlite:./data-copy
  *
  * A store is `sqlite:<DATA_DIR>` (the embedded engine's directory) or a `redis://` / `rediss://` URL
- * (keys under `engram:`, as the service uses). Stop the service on the source first. Copies every wallet
+ * (keys under `engram:`, as the service uses), which may name a Redis Cluster as REDIS_URL does (any node,
+ * or seed nodes separated by commas). Stop the service on the source first. Copies every wallet
  * record (address → user id, free-tier calls used), every memory (soft-deleted ones too; expired ones
  * are not: no engine shows them) with its vector byte for byte, content hash, history and access
  * counts, and every relation; binds the target to the source's embedding model (a target bound to

@@ -21,6 +21,7 @@ import { RedisStore } from "../../src/store/redis/redis-store";
 import { connectRedis } from "../../src/store/redis/client";
 import type { RedisNodes } from "../../src/store/redis/nodes";
 import { scanNode } from "../../src/store/redis/walk";
+import { globEscape, Keys } from "../../src/store/redis/keys";
 import { copyStore } from "../../src/domain/copy-store";
 import type { TransferableStore } from "../../src/domain/store-transfer";
 import { MigrateCheckpoint } from "../migrate-store-checkpoint";
@@ -85,9 +86,10 @@ function compare(original: Map<string, WalletDigest>, copy: Map<string, WalletDi
 
 /** Every key under `prefix` and its index, on every master (one key per UNLINK: a cluster refuses cross-slot ones). */
 async function dropRedisPrefix(nodes: RedisNodes, prefix: string): Promise<void> {
+  const { index } = new Keys(prefix);
   for (const { commands } of await nodes.masters()) {
-    await commands.sendCommand(["FT.DROPINDEX", `${prefix}idx:memories`]).catch(() => {});
-    for await (const keys of scanNode(commands, `${prefix}*`)) await Promise.all(keys.map((key) => commands.sendCommand(["UNLINK", key])));
+    await commands.sendCommand(["FT.DROPINDEX", index]).catch(() => {});
+    for await (const keys of scanNode(commands, `${globEscape(prefix)}*`)) await Promise.all(keys.map((key) => commands.sendCommand(["UNLINK", key])));
   }
 }
 
