@@ -46,7 +46,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/.cache/models ./.cache/models
 COPY package.json tsconfig.json ./
 COPY src ./src
-COPY scripts/start.ts ./scripts/start.ts
+COPY scripts/start.ts scripts/migrate-store.ts scripts/migrate-store-checkpoint.ts ./scripts/
 # The app and model stay root-owned (read-only to the service); only /data is the service's.
 RUN mkdir -p /data && chown bun:bun /data
 VOLUME ["/data"]

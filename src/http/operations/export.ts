@@ -12,7 +12,7 @@ const EXPORT_PAGE = 1000;
  * The export answer `{format, memories, count}` (+ `jsonl`) for GET /v1/export and the MCP `export`
  * tool; each caller turns its own input (query strings or JSON arguments) into the filter.
  */
-export async function exportAnswer(deps: AppDeps, userId: string, filter: MemoryFilter, format: ExportFormat = "json") {
+export async function exportAnswer(deps: Pick<AppDeps, "memories">, userId: string, filter: MemoryFilter, format: ExportFormat = "json") {
   const memories = [];
   for (let offset = 0; ; offset += EXPORT_PAGE) {
     const page = await deps.memories.list(userId, filter, { limit: EXPORT_PAGE, offset });

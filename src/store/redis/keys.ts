@@ -84,6 +84,17 @@ export class Keys {
     return `${globEscape(this.memoryPrefix)}*`;
   }
 
+  /** SCAN pattern for wallet records. */
+  walletScanPattern(): string {
+    return `${globEscape(this.prefix)}wallet:*`;
+  }
+
+  /** The address of a wallet record key, or null for another key. */
+  walletAddressOf(key: string): string | null {
+    const prefix = `${this.prefix}wallet:`;
+    return key.startsWith(prefix) ? key.slice(prefix.length) : null;
+  }
+
   /** The user id and memory id of a document key, or null for side keys, legacy keys and foreign keys. */
   documentOf(key: string): { userId: string; id: string } | null {
     if (!key.startsWith(`${this.memoryPrefix}{`)) return null;

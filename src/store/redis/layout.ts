@@ -2,9 +2,8 @@ import { log } from "../../log";
 import { Keys, LAYOUT_VERSION, LegacyKeys } from "./keys";
 import type { Commands, RedisNodes } from "./nodes";
 import { Script } from "./scripts";
+import { scanNode } from "./walk";
 
-/** Keys per SCAN page while moving. */
-const PAGE = 1000;
 /** Progress is logged at most this often. */
 const PROGRESS_EVERY_MS = 5000;
 
@@ -75,11 +74,11 @@ class LayoutMove {
     if (seq === null) return;
     this.total = await this.indexedDocuments();
     log.warn(`[redis] moving the store under "${this.keys.prefix}" to key layout ${LAYOUT_VERSION} (about ${this.total} memories); do not stop engram meanwhile (a stopped move continues at the next start)`);
-    for await (const page of this.scan(this.legacy.memoryScanPattern(), "ReJSON-RL")) await this.moveMemories(page, seq);
-    for await (const page of this.scan(this.legacy.relationScanPattern(), "hash")) await this.moveRelations(page);
-    for await (const page of this.scan(this.legacy.accessScanPattern(), "hash")) await this.moveAccessHashes(page);
+    for await (const page of scanNode(this.node, this.legacy.memoryScanPattern(), "ReJSON-RL")) await this.moveMemories(page, seq);
+    for await (const page of scanNode(this.node, this.legacy.relationScanPattern(), "hash")) await this.moveRelations(page);
+    for await (const page of scanNode(this.node, this.legacy.accessScanPattern(), "hash")) await this.moveAccessHashes(page);
     // what is left under layout 1's memory keys are side keys whose memory was already gone (no reader reached them)
-    for await (const page of this.scan(this.legacy.memoryScanPattern())) await this.node.sendCommand(["UNLINK", ...page]);
+    for await (const page of scanNode(this.node, this.legacy.memoryScanPattern())) await this.node.sendCommand(["UNLINK", ...page]);
     await this.node.sendCommand(["DEL", this.legacy.seq]);
     const seconds = (Date.now() - this.started) / 1000;
     log.warn(`[redis] key layout ${LAYOUT_VERSION}: ${this.moved} memories moved in ${seconds.toFixed(1)} s`);
@@ -93,18 +92,6 @@ class LayoutMove {
     } catch {
       return 0;
     }
-  }
-
-  /** Keys matching `pattern` (of `type`), a non-empty SCAN page at a time. */
-  private async *scan(pattern: string, type?: string): AsyncIterable<string[]> {
-    let cursor = "0";
-    do {
-      const [next, found] = (await this.node.sendCommand([
-        "SCAN", cursor, "MATCH", pattern, "COUNT", String(PAGE), ...(type ? ["TYPE", type] : []),
-      ])) as [string, string[]];
-      cursor = next;
-      if (found.length > 0) yield found;
-    } while (cursor !== "0");
   }
 
   private async moveMemories(page: string[], seq: string): Promise<void> {

@@ -3,7 +3,7 @@ import { isExpired } from "../../domain/memory";
 import type { HistoryEntry } from "../../domain/history";
 import type { Relation } from "../../domain/relation";
 import type { Stats } from "../../domain/stats";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
 import { EmbeddingModelMismatch } from "../model-binding";
 import { AccessLog, type AccessBump, type Counted } from "../access-log";
 import { connectRedis } from "./client";
@@ -15,7 +15,10 @@ import { docHead, docJson, expiresMs, fromBase64, searchText, TEXT_FORM, toDoc, 
 import { fromTagForm, knnQuery, memoryFilterQuery, tagAnyOf, textAnyOf, YES } from "./query";
 import { jsonField, parseAggregate, parseSearch, type SearchReply, type SearchRow } from "./replies";
 import { RelationGraph } from "./relation-graph";
+import { RedisTransfer } from "./transfer";
+import type { TransferableStore } from "../../domain/store-transfer";
 import { SearchIndex } from "./schema";
+import { groupBy, scanMasters, WALK_PAGE } from "./walk";
 import { KnnPolicy } from "./knn-policy";
 import { MultiErrorReply } from "redis";
 import { log } from "../../log";
@@ -36,8 +39,6 @@ const MEMORY_PATH = "$.m";
 const VECTOR_PATH = "$.embedding";
 /** Hits read past a BM25 page's end, to see whether hits tied with its last one follow (bestByBm25). */
 const TIE_MARGIN = 8;
-/** Keys per SCAN page of the whole-store walks (scanAll, countAll), fields per HSCAN page of an access hash. */
-const WALK_PAGE = 1000;
 /**
  * What ranking reads of a search hit (MemoryRef): the document's `ix` (memory-doc.ts), and for keyword
  * hits with a query vector its base64 `vec` too, in one JSON.MGET sent together with the access hash
@@ -74,7 +75,7 @@ function parseAccess(field: string): { count: number; at: string } {
  * requires `expires_at > now`, so results are exact to the millisecond (and follow the
  * caller's clock, not the server's).
  */
-export class RedisStore implements MemoryStore {
+export class RedisStore implements TransferableStore {
   readonly engine = "redis" as const;
   private readonly index: SearchIndex;
   private readonly relations: RelationGraph;
@@ -202,6 +203,12 @@ export class RedisStore implements MemoryStore {
         return pipeline.execAsPipeline();
       }),
     );
+  }
+
+  /** The whole-store copy's access to this store (transfer.ts), with every pending access bump written. */
+  async transfer(): Promise<RedisTransfer> {
+    await this.accesses.flush();
+    return new RedisTransfer(this.nodes, this.keys, this.index, this.relations, () => this.dimension);
   }
 
   async close(): Promise<void> {
@@ -696,19 +703,12 @@ export class RedisStore implements MemoryStore {
    * JSON.MGET per wallet (a multi-key command reaches one slot).
    */
   private async *walkDocuments<T>(path: string): AsyncIterable<WalkedDoc<T>[]> {
-    for (const master of await this.nodes.masters()) {
-      let cursor = "0";
-      do {
-        const [next, found] = (await master.commands.sendCommand([
-          "SCAN", cursor, "MATCH", this.keys.memoryScanPattern(), "COUNT", String(WALK_PAGE), "TYPE", "ReJSON-RL",
-        ])) as [string, string[]];
-        cursor = next;
-        const docs = found.flatMap((key) => {
-          const doc = this.keys.documentOf(key);
-          return doc ? [{ key, userId: doc.userId }] : [];
-        });
-        if (docs.length > 0) yield await this.readDocs<T>(docs, path);
-      } while (cursor !== "0");
+    for await (const found of scanMasters(this.nodes, this.keys.memoryScanPattern(), "ReJSON-RL")) {
+      const docs = found.flatMap((key) => {
+        const doc = this.keys.documentOf(key);
+        return doc ? [{ key, userId: doc.userId }] : [];
+      });
+      if (docs.length > 0) yield await this.readDocs<T>(docs, path);
     }
   }
 
@@ -769,20 +769,8 @@ interface WalkedDoc<T> {
   value: T;
 }
 
-/** Items by a key, in first-seen order. */
-function groupBy<T>(items: Iterable<T>, keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
-}
-
 /** The item with an access hash field applied (it overrides the document's counters), or unchanged. */
-function withAccess<T extends Counted>(item: T, field: string | null): T {
+export function withAccess<T extends Counted>(item: T, field: string | null): T {
   if (field === null) return item;
   const { count, at } = parseAccess(field);
   item.access_count = count;

@@ -42,12 +42,31 @@ export class RelationGraph {
   }
 
   async create(userId: string, r: Relation): Promise<void> {
+    await CREATE_RELATION.run(this.wallet(userId), this.createKeys(userId, r), this.createArgs(userId, r));
+  }
+
+  /**
+   * CREATE_RELATION for each relation, in one pipeline led by SCRIPT LOAD (so no EVALSHA can miss the
+   * script on the wallet's master): the whole-store copy's import (transfer.ts).
+   */
+  async createAll(userId: string, relations: Relation[]): Promise<void> {
+    if (relations.length === 0) return;
+    const pipeline = this.wallet(userId).multi().addCommand(["SCRIPT", "LOAD", CREATE_RELATION.source]);
+    for (const r of relations) {
+      pipeline.addCommand(["EVALSHA", CREATE_RELATION.sha, "5", ...this.createKeys(userId, r), ...this.createArgs(userId, r).map(String)]);
+    }
+    await pipeline.execAsPipeline();
+  }
+
+  /** CREATE_RELATION's KEYS (scripts.ts). */
+  private createKeys(userId: string, r: Relation): string[] {
     const k = this.keys;
-    await CREATE_RELATION.run(
-      this.wallet(userId),
-      [k.relation(userId, r.id), k.memory(userId, r.source_id), k.memory(userId, r.target_id), k.out(userId, r.source_id), k.in(userId, r.target_id)],
-      [r.id, Date.parse(r.created_at), userId, r.source_id, r.target_id, r.relation_type, JSON.stringify(r.metadata), r.created_at],
-    );
+    return [k.relation(userId, r.id), k.memory(userId, r.source_id), k.memory(userId, r.target_id), k.out(userId, r.source_id), k.in(userId, r.target_id)];
+  }
+
+  /** CREATE_RELATION's ARGV. */
+  private createArgs(userId: string, r: Relation): (string | number)[] {
+    return [r.id, Date.parse(r.created_at), userId, r.source_id, r.target_id, r.relation_type, JSON.stringify(r.metadata), r.created_at];
   }
 
   async delete(userId: string, memoryId: string, relationId: string): Promise<boolean> {

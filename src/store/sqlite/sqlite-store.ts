@@ -4,7 +4,8 @@ import type { Memory, MemoryType } from "../../domain/memory";
 import type { HistoryEntry } from "../../domain/history";
 import type { Relation } from "../../domain/relation";
 import type { Stats } from "../../domain/stats";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
+import type { TransferableStore } from "../../domain/store-transfer";
 import { EmbeddingModelMismatch } from "../model-binding";
 import { migrate } from "./schema";
 import { memoryWhere } from "./filter-sql";
@@ -13,8 +14,9 @@ import type { CacheStats } from "../../metrics/sources";
 import { AccessLog } from "../access-log";
 import { checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from "./checkpointer";
 import { indexTerms } from "../../domain/text";
+import { SqliteTransfer } from "./transfer";
 
-interface MemoryRow {
+export interface MemoryRow {
   rowid: number;
   id: string;
   user_id: string;
@@ -35,10 +37,10 @@ interface MemoryRow {
   deleted_at: string | null;
 }
 
-const MEMORY_COLUMNS = `m.rowid, m.id, m.user_id, m.namespace, m.content, m.metadata, m.importance, m.memory_type, m.session_id,
+export const MEMORY_COLUMNS = `m.rowid, m.id, m.user_id, m.namespace, m.content, m.metadata, m.importance, m.memory_type, m.session_id,
   m.agent_id, m.pinned, m.immutable, m.expires_at, m.created_at, m.updated_at, m.accessed_at, m.access_count, m.deleted_at`;
 
-function toMemory(row: MemoryRow): Memory {
+export function toMemory(row: MemoryRow): Memory {
   return {
     id: row.id,
     user_id: row.user_id,
@@ -60,8 +62,26 @@ function toMemory(row: MemoryRow): Memory {
   };
 }
 
-const asVector = (blob: Uint8Array) => new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
-const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+export const asVector = (blob: Uint8Array) => new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+export const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+
+export const HISTORY_COLUMNS = "id, memory_id, changes, created_at, snapshots";
+export interface HistoryRow {
+  id: string;
+  memory_id: string;
+  changes: string;
+  created_at: string;
+  snapshots: string | null;
+}
+
+export const toHistoryEntry = ({ snapshots, ...r }: HistoryRow): HistoryEntry => ({ ...(snapshots && JSON.parse(snapshots)), ...r, changes: JSON.parse(r.changes) });
+
+/** The spec's four fields in their columns, the additive ones (before/after snapshots…) as one JSON object. */
+export function insertHistory(db: Database, userId: string, entry: HistoryEntry): void {
+  const { id, memory_id, changes, created_at, ...snapshots } = entry;
+  db.query("insert into history (id, user_id, memory_id, changes, created_at, snapshots) values (?, ?, ?, ?, ?, ?)")
+    .run(id, userId, memory_id, JSON.stringify(changes), created_at, JSON.stringify(snapshots));
+}
 
 /** Each term becomes an FTS5 string literal ("" escapes a quote), OR-ed: user text is never query syntax. */
 const ftsMatch = (terms: string[]) => terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
@@ -89,7 +109,7 @@ const TEXT_OVERSAMPLE = 4;
  * and the BM25 keyword index of keyword-index.ts) is derived from committed rows and rebuilt from
  * them on start. FTS5 answers keyword search inside transactions and in the cases the cache cannot.
  */
-export class SqliteStore implements MemoryStore {
+export class SqliteStore implements TransferableStore {
   readonly engine = "sqlite" as const;
   private readonly path: string;
   private readonly db: Database;
@@ -102,7 +122,8 @@ export class SqliteStore implements MemoryStore {
   constructor(dataDir: string, options: { vectorIndex?: VectorIndexOptions } = {}) {
     this.path = join(dataDir, "engram.sqlite");
     this.db = new Database(this.path, { create: true, strict: true });
-    this.db.exec("pragma journal_mode = wal; pragma synchronous = normal; pragma foreign_keys = on; pragma busy_timeout = 5000;");
+    // busy_timeout first: switching to WAL takes a lock another connection (a checkpoint) may hold for a moment
+    this.db.exec("pragma busy_timeout = 5000; pragma journal_mode = wal; pragma synchronous = normal; pragma foreign_keys = on;");
     // WAL checkpoints run on a background thread (checkpointer.ts); this connection's own is the fallback
     this.db.exec(`pragma wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES};`);
     // Reads through a memory map: the OS page cache holds the file once for every worker process,
@@ -133,6 +154,16 @@ export class SqliteStore implements MemoryStore {
    */
   private writeTransaction<T>(work: () => T): T {
     return this.db.transaction(work).immediate();
+  }
+
+  /** The whole-store copy's access to this store (transfer.ts), with every pending access bump written. */
+  async transfer(): Promise<SqliteTransfer> {
+    this.accesses.flushSync();
+    return new SqliteTransfer(this.db, {
+      write: (work) => this.writeTransaction(work),
+      index: (rowid, memory, embedding) => this.index(rowid, memory, embedding),
+      unindex: (rowid, userId) => this.unindex(rowid, userId),
+    });
   }
 
   /** The search cache's size, for the metrics (src/metrics/sources.ts): wallets, rows, approximate bytes by part. */
@@ -287,13 +318,7 @@ export class SqliteStore implements MemoryStore {
         );
       if (m.deleted_at === null) this.indexActive(row.rowid, m, embedding);
       else this.unindex(row.rowid, userId);
-      if (history) {
-        // the spec's four fields in their columns, the additive ones (before/after snapshots…) as one JSON object
-        const { id, memory_id, changes, created_at, ...snapshots } = history;
-        this.db
-          .query("insert into history (id, user_id, memory_id, changes, created_at, snapshots) values (?, ?, ?, ?, ?, ?)")
-          .run(id, userId, memory_id, JSON.stringify(changes), created_at, JSON.stringify(snapshots));
-      }
+      if (history) insertHistory(this.db, userId, history);
     });
   }
 
@@ -497,9 +522,9 @@ export class SqliteStore implements MemoryStore {
 
   async history(userId: string, memoryId: string): Promise<HistoryEntry[]> {
     const rows = this.db
-      .query("select id, memory_id, changes, created_at, snapshots from history where user_id = ? and memory_id = ? order by rowid desc")
-      .all(userId, memoryId) as { id: string; memory_id: string; changes: string; created_at: string; snapshots: string | null }[];
-    return rows.map(({ snapshots, ...r }) => ({ ...(snapshots && JSON.parse(snapshots)), ...r, changes: JSON.parse(r.changes) }));
+      .query(`select ${HISTORY_COLUMNS} from history where user_id = ? and memory_id = ? order by rowid desc`)
+      .all(userId, memoryId) as HistoryRow[];
+    return rows.map(toHistoryEntry);
   }
 
   async createRelation(userId: string, r: Relation): Promise<void> {
