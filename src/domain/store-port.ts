@@ -65,6 +65,15 @@ export interface EmbeddingModelInfo {
 }
 
 /**
+ * The data store could not be reached or is not serving (Redis: the connection dropped, a cluster
+ * failing over or resharding). The request fails with 503: the client may retry once it is back.
+ * An acknowledged write is never behind this error; the write it interrupted was not acknowledged.
+ */
+export class StoreUnavailable extends Error {
+  override readonly name = "StoreUnavailable";
+}
+
+/**
  * The store applied a write but could not make it as durable as configured in time (Redis: fewer
  * replicas than REDIS_WAIT_REPLICAS confirmed it). The request fails with 503; the write may exist.
  */

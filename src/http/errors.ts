@@ -2,7 +2,7 @@ import { t, ValidationError, type Static, type TSchema } from "elysia";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { DomainError } from "../domain/errors";
 import { EmbeddingUnavailable } from "../domain/ports";
-import { WriteNotReplicated } from "../domain/store-port";
+import { WriteNotReplicated, StoreUnavailable } from "../domain/store-port";
 
 /** The `error.code` of each status (the shape the public MemoClaw clients parse). */
 export const ERROR_CODES = {
@@ -145,6 +145,9 @@ export function toErrorReply(code: string | number, error: unknown): { reply: Er
   // Logged with its cause (what to check) for the operator; the client only learns to retry later.
   if (error instanceof EmbeddingUnavailable) {
     return { reply: { status: 503, body: errorBody(503, "the embedding provider is unavailable; try again later", { reason: "embedding_unavailable" }) }, unexpected: true };
+  }
+  if (error instanceof StoreUnavailable) {
+    return { reply: { status: 503, body: errorBody(503, "the data store is unavailable; try again later", { reason: "store_unavailable" }) }, unexpected: true };
   }
   if (error instanceof WriteNotReplicated) {
     const details = { reason: "not_replicated", replicas_acknowledged: error.acknowledged, replicas_required: error.required };

@@ -1,5 +1,24 @@
+import {
+  ClientClosedError, ClientOfflineError, ConnectionTimeoutError, DisconnectsClientError, ErrorReply, MaxCommandRedirectionsError,
+  ReconnectStrategyError, RootNodesUnavailableError, SocketClosedUnexpectedlyError, SocketTimeoutError,
+} from "redis";
 import { redisErrors, redisRoundTrips } from "../../metrics/registry";
+import { StoreUnavailable } from "../../domain/store-port";
 import type { Batch, Commands } from "./nodes";
+
+const TRANSPORT_ERRORS = [
+  ClientClosedError, ClientOfflineError, ConnectionTimeoutError, DisconnectsClientError, MaxCommandRedirectionsError,
+  ReconnectStrategyError, RootNodesUnavailableError, SocketClosedUnexpectedlyError, SocketTimeoutError,
+];
+/** Replies of a server or cluster that is not serving right now (failover, resharding, loading its data). */
+const UNAVAILABLE_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN|BUSY)\b/;
+
+/** Redis out of reach or not serving, as the domain's StoreUnavailable (a 503); any other error as it is. */
+export function asStoreError(error: unknown): unknown {
+  const unavailable = TRANSPORT_ERRORS.some((kind) => error instanceof kind) || (error instanceof ErrorReply && UNAVAILABLE_REPLY.test(error.message));
+  // the message stays the driver's: start-up recognises LOADING by it (modules.ts isLoading)
+  return unavailable ? new StoreUnavailable((error as Error).message, { cause: error }) : error;
+}
 
 export type RoundTrip = "command" | "pipeline" | "transaction";
 
@@ -8,7 +27,7 @@ export function roundTrip<T>(kind: RoundTrip, reply: Promise<T>): Promise<T> {
   redisRoundTrips.inc({ kind });
   return reply.catch((error: unknown) => {
     redisErrors.inc({ kind: "command" });
-    throw error;
+    throw asStoreError(error);
   });
 }
 
