@@ -24,7 +24,7 @@ export interface ProbeAnswer {
   rollup: Record<string, number>;
   jsc: { heapSize: number; heapCapacity: number; extraMemorySize: number; objectCount: number; types: Record<string, number> };
   memoryUsage: NodeJS.MemoryUsage;
-  mimalloc: { committed: number; reserved: number; inUse: number; pagesCommitted: number; threads: number };
+  mimalloc: { committed: number; reserved: number; inUse: number; pagesCommitted: number; threads: number; bins: Record<number, number> };
   glibc: { system: number; free: number; mmap: number; inUse: number } | null;
 }
 
@@ -73,6 +73,9 @@ function answer(probe: number, gc: boolean): ProbeAnswer {
   const stats = heapStats();
   const mi = (stats as unknown as { mimalloc?: Record<string, { current: number }> }).mimalloc;
   const current = (key: string) => mi?.[key]?.current ?? 0;
+  // bytes in use by block size: which sizes grow tells which allocations do
+  const bins: Record<number, number> = {};
+  for (const bin of (mi as unknown as { malloc_bins?: { current: number; block_size: number }[] })?.malloc_bins ?? []) if (bin.current > 0) bins[bin.block_size] = bin.current * bin.block_size;
   return {
     probe,
     status: kbFields(readFileSync("/proc/self/status", "utf8")),
@@ -85,6 +88,7 @@ function answer(probe: number, gc: boolean): ProbeAnswer {
       inUse: current("malloc_normal") + current("malloc_huge"),
       pagesCommitted: current("page_committed"),
       threads: current("threads"),
+      bins,
     },
     glibc: glibcMalloc(),
   };

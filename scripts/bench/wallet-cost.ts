@@ -23,7 +23,11 @@
  *   timestamps as stored);
  * - the JS object types whose count grew most (bun:jsc heapStats().objectTypeCounts), per wallet;
  * - the growth left after the cache is dropped (VectorIndex.clear()): what a wallet costs outside
- *   it (verified-header and wallet → user caches, SQLite, allocator fragmentation).
+ *   it (verified-header and wallet → user caches, SQLite, allocator fragmentation);
+ * - the cache alone: every wallet loaded again (one list each) into the emptied cache, with no
+ *   request's garbage between its objects, and the heap's growth from the emptied state. Both
+ *   readings are taken at the end, so what the warm-up and the writes left in the heap cancels out:
+ *   this is the steadiest per-wallet figure (the others move by ~1 KiB per wallet between runs).
  */
 import { parseArgs } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -80,6 +84,9 @@ interface ShapeResult {
   /** growth left once the cache is dropped (VectorIndex.clear()): what the wallets cost outside it */
   outsideAnon: number;
   outsideHeap: number;
+  /** the heap's growth, and the accounting, for the wallets loaded again into the emptied cache */
+  reloadedHeap: number;
+  reloadedCache: number;
   baselineAnon: number;
   finalAnon: number;
   seconds: number;
@@ -110,7 +117,7 @@ function report(all: ShapeResult[]): void {
   const b = (bytes: number) => bytes.toFixed(0);
   console.log(`\nmodel ${all[0]!.model} (${all[0]!.dimension}-d); growth after Bun.gc(true)${Number(args.idle) > 0 ? ` and ${args.idle} s idle` : ""}, warm-up of ${WARMUP_WALLETS} × ${WARMUP_MEMORIES} excluded\n`);
   printTable(
-    ["wallets × memories", "stored", "anon RSS / wallet", "JS heap / wallet", "JS heap capacity / wallet", "extra (buffers) / wallet", "cache accounted / wallet", "cache / memory", "row's own bytes / memory", "anon RSS / heap per wallet, cache dropped", "anon RSS after", "run"],
+    ["wallets × memories", "stored", "anon RSS / wallet", "JS heap / wallet", "JS heap capacity / wallet", "extra (buffers) / wallet", "cache accounted / wallet", "cache / memory", "row's own bytes / memory", "anon RSS / heap per wallet, cache dropped", "the cache alone: heap / accounted per wallet, loaded again", "anon RSS after", "run"],
     all.map((r) => [
       `${r.wallets} × ${r.memories}`,
       String(r.stored),
@@ -122,6 +129,7 @@ function report(all: ShapeResult[]): void {
       `${b(sum(r.cache) / r.stored)} B`,
       `${b(r.rowBytes / r.stored)} B`,
       `${kib(r.outsideAnon / r.wallets)} / ${kib(r.outsideHeap / r.wallets)} KiB`,
+      `${kib(r.reloadedHeap / r.wallets)} / ${kib(r.reloadedCache / r.wallets)} KiB`,
       `${(r.finalAnon / 2 ** 20).toFixed(0)} MiB`,
       `${r.seconds.toFixed(0)} s`,
     ]),
@@ -193,6 +201,8 @@ async function measure(shape: string): Promise<ShapeResult> {
   const rng = prng(1);
   let rowBytes = 0;
   let stored = 0;
+  /** the counted wallets' user ids */
+  const users: string[] = [];
 
   const send = async (path: string, body: unknown, auth: string) => {
     const res = await app.handle(new Request(`http://localhost${path}`, { method: "POST", headers: { "content-type": "application/json", "x-wallet-auth": auth }, body: JSON.stringify(body) }));
@@ -212,6 +222,7 @@ async function measure(shape: string): Promise<ShapeResult> {
     if (args.recall === "true") await send("/v1/recall", { query: syntheticQuery(rng), limit: 10 }, auth);
     if (!counted) return;
     stored += answer.count as number;
+    users.push(await store.userIdForWallet(account.address));
     // the row's own bytes: its text, its embedding as stored (f32), its id and three timestamps
     for (const m of batch) rowBytes += Buffer.byteLength(m.content) + 4 * embedder.dimension + 36 + 3 * 24;
   };
@@ -236,6 +247,11 @@ async function measure(shape: string): Promise<ShapeResult> {
   const beforeCache = before.cache;
   index.clear();
   const outside = await settle();
+  // the cache alone: each wallet loaded again by a keyword search (no list: its order would be counted)
+  for (const userId of users) index.keywordSearch(userId, ["zzz"], {}, 1, Date.now());
+  const reloaded = await settle();
+  const reloadedCache = index.cached().bytes;
+  index.clear();
   const types = Object.entries(after.types)
     .map(([t, n]): [string, number] => [t, n - (before.types[t] ?? 0)])
     .sort((a, b) => b[1] - a[1]);
@@ -260,6 +276,8 @@ async function measure(shape: string): Promise<ShapeResult> {
     types,
     outsideAnon: outside.anon - before.anon,
     outsideHeap: outside.heap - before.heap,
+    reloadedHeap: reloaded.heap - outside.heap,
+    reloadedCache,
     baselineAnon: before.anon,
     finalAnon: after.anon,
     seconds: (performance.now() - started) / 1000,
