@@ -20,7 +20,8 @@
  * one with `GET /v1/memories/:id`.
  *
  * Prints progress to stderr, then markdown tables on stdout: per mode the acknowledged and lost
- * writes, the time from the kill (and from the restart) to the target wallet's first successful
+ * writes, when the cluster flagged the master failed and promoted its replica (a surviving master's
+ * CLUSTER NODES, polled every 100 ms), the time from the kill (and from the restart) to the target wallet's first successful
  * write sent after it, the failures by status and `details.reason`, any other 5xx or non-JSON error;
  * and what engram logged as the cause of each 503 (the Redis client's error, first words).
  * --keep-logs copies engram's log (JSON lines) and the nodes' logs of each mode into DIR. Exits 1 if a 5xx other than 503 or a non-JSON error was seen, or an acknowledged write was lost
@@ -79,6 +80,38 @@ interface ClusterNode {
 function cli(port: number, ...command: string[]): string {
   const run = Bun.spawnSync([REDIS_CLI, "-h", "127.0.0.1", "-p", String(port), "-c", ...command]);
   return run.stdout.toString().trim();
+}
+
+async function cliAsync(port: number, ...command: string[]): Promise<string> {
+  const run = Bun.spawn([REDIS_CLI, "-h", "127.0.0.1", "-p", String(port), ...command], { stdout: "pipe", stderr: "ignore" });
+  return (await new Response(run.stdout).text()).trim();
+}
+
+/**
+ * From the kill on, asks a surviving master every 100 ms how it sees the killed one: when it is
+ * flagged `fail` (the cluster's failure detection) and when another node serves its slot (promoted).
+ */
+function watchFailover(victim: number, slot: number, from: number, done: () => boolean) {
+  const seen: { failedAt?: number; promotedAt?: number } = {};
+  const observer = ports().find((p) => p !== victim && clusterNodes().find((n) => n.port === p)?.master)!;
+  const watching = (async () => {
+    while (!done() && seen.promotedAt === undefined) {
+      const text = await cliAsync(observer, "CLUSTER", "NODES");
+      const now = performance.now();
+      for (const line of text.split("\n")) {
+        const [, addr, flags, , , , , , ...slots] = line.split(" ");
+        const port = Number(/:(\d+)@/.exec(addr ?? "")?.[1]);
+        if (port === victim && /\bfail\b/.test(flags ?? "")) seen.failedAt ??= now - from;
+        const holds = slots.some((range) => {
+          const [lo, hi] = range.split("-").map(Number);
+          return slot >= lo! && slot <= (hi ?? lo)!;
+        });
+        if (port !== victim && holds && /master/.test(flags ?? "") && !/fail/.test(flags ?? "")) seen.promotedAt ??= now - from;
+      }
+      await Bun.sleep(100);
+    }
+  })();
+  return { seen, watching };
 }
 
 function clusterScript(dir: string, action: "start" | "stop"): void {
@@ -167,6 +200,8 @@ async function startEngram(dataDir: string, waitReplicas: number, logFile: strin
 
 interface Wallet {
   address: string;
+  /** the slot of the wallet's own keys */
+  slot: number;
   headers: Record<string, string>;
   /** the master holding the wallet's own slot, and the one holding its wallet record */
   port: number;
@@ -217,7 +252,8 @@ async function makeWallets(url: string, count: number): Promise<Wallet[]> {
     const recordKey = KEYS.wallet(address);
     const userId = cli(CLUSTER_PORT, "HGET", recordKey, "user_id");
     const nodes = clusterNodes();
-    wallets.push({ address, headers, port: masterOfSlot(nodes, calculateSlot(KEYS.slot(userId))).port, recordPort: masterOfSlot(nodes, calculateSlot(recordKey)).port });
+    const slot = calculateSlot(KEYS.slot(userId));
+    wallets.push({ address, headers, slot, port: masterOfSlot(nodes, calculateSlot(KEYS.slot(userId))).port, recordPort: masterOfSlot(nodes, calculateSlot(recordKey)).port });
   }
   return wallets;
 }
@@ -234,6 +270,9 @@ interface ModeResult {
   lost: number;
   lostIds: string[];
   causes: Map<string, number>;
+  /** ms after the kill */
+  failedAt?: number;
+  promotedAt?: number;
 }
 
 async function runMode(waitReplicas: number): Promise<ModeResult> {
@@ -278,7 +317,8 @@ async function runMode(waitReplicas: number): Promise<ModeResult> {
     await Bun.sleep(BEFORE_MS);
     process.kill(pid, "SIGKILL");
     const killAt = performance.now();
-    progress(`killed master ${victim} (PID ${pid}) with SIGKILL`);
+    const failover = watchFailover(victim, wallets[target]!.slot, killAt, () => stop);
+    progress(`killed master ${victim} (PID ${pid}) with SIGKILL at ${new Date().toISOString()}`);
     let restartAt: number | undefined;
     if (RESTART_MS >= 0) {
       await Bun.sleep(RESTART_MS);
@@ -289,13 +329,14 @@ async function runMode(waitReplicas: number): Promise<ModeResult> {
     }
     await Bun.sleep(Math.max(0, killAt + AFTER_MS - performance.now()));
     stop = true;
-    await Promise.all(clients);
+    await Promise.all([...clients, failover.watching]);
     clearInterval(ticker);
+    progress(`the cluster flagged ${victim} failed ${seconds(failover.seen.failedAt)} s and promoted its replica ${seconds(failover.seen.promotedAt)} s after the kill`);
 
     progress("load stopped; waiting for cluster_state:ok, then reading every acknowledged write back");
     await until("cluster_state:ok", clusterOk);
     const { lost, lostIds } = await verify(engram.url, wallets, outcomes);
-    return { mode: waitReplicas, outcomes, wallets, target, killAt, restartAt, lost, lostIds, causes: causesIn(logFile) };
+    return { mode: waitReplicas, outcomes, wallets, target, killAt, restartAt, lost, lostIds, causes: causesIn(logFile), ...failover.seen };
   } finally {
     await engram?.stop();
     if (args["keep-logs"]) {
@@ -371,6 +412,8 @@ function summarize(r: ModeResult): string[] {
     r.mode === 0 ? "unset" : String(r.mode),
     String(r.outcomes.filter((o) => o.status === 201).length),
     String(r.lost),
+    seconds(r.failedAt),
+    seconds(r.promotedAt),
     seconds(firstSuccess(r, r.killAt, (w) => w === r.target)),
     seconds(firstSuccess(r, r.killAt, onVictim)),
     seconds(firstSuccess(r, r.restartAt, (w) => w === r.target)),
@@ -395,7 +438,7 @@ console.log(
 );
 printTable(
   [
-    "REDIS_WAIT_REPLICAS", "writes acked", "acked writes lost", "target wallet: first write after kill", "any wallet on that master",
+    "REDIS_WAIT_REPLICAS", "writes acked", "acked writes lost", "master flagged failed", "replica promoted", "target wallet: first write after kill", "any wallet on that master",
     "target: first write after restart", "last failure", "503 store_unavailable", "503 not_replicated", "other 5xx", "non-JSON errors",
     "other failures", "failures of wallets on other masters", "longest request",
   ],

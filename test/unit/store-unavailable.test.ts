@@ -20,6 +20,13 @@ describe("Redis out of reach is a 503, never a 500", () => {
     expect((mapped as Error).message).toBe("TimeoutError");
   });
 
+  test("a socket error the connection rejects its commands with (read ECONNRESET) is StoreUnavailable", () => {
+    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET", syscall: "read" });
+    expect(asStoreError(reset)).toBeInstanceOf(StoreUnavailable);
+    const other = Object.assign(new Error("EACCES"), { code: "EACCES" });
+    expect(asStoreError(other)).toBe(other);
+  });
+
   test("a pipeline with a not-serving reply among its failures is StoreUnavailable, with that reply's message", () => {
     const ok = "OK";
     const down = new ErrorReply("CLUSTERDOWN The cluster is down");

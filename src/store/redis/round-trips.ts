@@ -14,6 +14,9 @@ const TRANSPORT_ERRORS = [
   ClientClosedError, ClientOfflineError, ConnectionTimeoutError, DisconnectsClientError, MaxCommandRedirectionsError,
   ReconnectStrategyError, RootNodesUnavailableError, SocketClosedUnexpectedlyError, SocketTimeoutError, TimeoutError,
 ];
+/** Socket errors a connection rejects its commands with (the driver passes them on as they are). */
+const NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTCONN"]);
+const isNetworkError = (error: unknown) => error instanceof Error && NETWORK_CODES.has(String((error as { code?: unknown }).code));
 /** Replies of a server or cluster that is not serving right now (failover, resharding, loading its data). */
 const UNAVAILABLE_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN|BUSY)\b/;
 
@@ -24,7 +27,7 @@ const isUnavailableReply = (reply: unknown) => reply instanceof ErrorReply && UN
  * reply among a pipeline's or transaction's (MultiErrorReply: its own message only counts them).
  */
 function outage(error: unknown): Error | undefined {
-  if (TRANSPORT_ERRORS.some((kind) => error instanceof kind) || isUnavailableReply(error)) return error as Error;
+  if (TRANSPORT_ERRORS.some((kind) => error instanceof kind) || isNetworkError(error) || isUnavailableReply(error)) return error as Error;
   if (error instanceof MultiErrorReply) return error.errorIndexes.map((i) => error.replies[i]).find(isUnavailableReply) as Error | undefined;
   return undefined;
 }
