@@ -10,7 +10,7 @@
  * first wallet, with the engine's choice and with HYBRID_POLICY BATCHES, interleaved in random
  * order, client-side ms p50 / p95. Also prints what FT.INFO's num_docs answers on the wallet's
  * master, the true number of documents (a count query), the masters, the wallet's count, and the
- * wallet's share as the policy computes it. The prefix is removed afterwards.
+ * wallet's share as the policy computes it, and what FT.INFO and the count query cost (p50 of 20). The prefix is removed afterwards.
  */
 import { parseArgs } from "node:util";
 import { newMemory } from "../../src/domain/memory.ts";
@@ -67,6 +67,17 @@ for (const url of args.url) {
     const total = await count("*");
     const mine = await count(tagAnyOf("user_id", [main]));
     const masters = (await nodes.masters()).length;
+    const cost = async (command: string[]) => {
+      const times: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const started = performance.now();
+        await at.sendCommand(command);
+        times.push(performance.now() - started);
+      }
+      return percentiles(times).p50.toFixed(2);
+    };
+    const infoMs = await cost(["FT.INFO", keys.index]);
+    const countMs = await cost(["FT.SEARCH", keys.index, "*", "LIMIT", "0", "0", "DIALECT", "2"]);
 
     const samples: number[][] = [[], []];
     const order = prng(7);
@@ -83,18 +94,19 @@ for (const url of args.url) {
     const [own, batches] = samples.map(percentiles);
     rows.push([
       `${nodes.cluster ? `cluster, ${masters} masters` : "standalone"}`,
-      String(numDocs), String(total), String(mine), (mine / numDocs).toFixed(3), (mine / (total / masters)).toFixed(3),
+      String(numDocs), String(total), `${infoMs} / ${countMs}`, String(mine), (mine / numDocs).toFixed(3), (mine / (total / masters)).toFixed(3),
       `${own!.p50.toFixed(2)} / ${own!.p95.toFixed(2)}`, `${batches!.p50.toFixed(2)} / ${batches!.p95.toFixed(2)}`,
     ]);
+    console.error(`[knn] ${rows.at(-1)!.join(" | ")}`);
   } finally {
     await store.close();
-    await dropPrefix(nodes, prefix);
+    await dropPrefix(nodes, prefix).catch((error: Error) => console.error(`[knn] could not remove ${prefix}* (${error.message}): remove it by hand`));
     await nodes.close();
   }
 }
 
 console.log(`\nk = 40 KNN on one wallet, ${queries} queries, interleaved; ms p50 / p95 (client side)\n`);
-printTable(["deployment", "FT.INFO num_docs", "documents (count query)", "wallet's documents", "share by num_docs", "share of a master's mean", "engine's choice", "HYBRID_POLICY BATCHES"], rows);
+printTable(["deployment", "FT.INFO num_docs", "documents (count query)", "ms p50: FT.INFO / count query", "wallet's documents", "share by num_docs", "share of a master's mean", "engine's choice", "HYBRID_POLICY BATCHES"], rows);
 
 async function dropPrefix(nodes: Awaited<ReturnType<typeof connectRedis>>, prefix: string): Promise<void> {
   for (const { commands } of await nodes.masters()) {
