@@ -282,6 +282,8 @@ async function runMode(waitReplicas: number): Promise<ModeResult> {
   let engram: Awaited<ReturnType<typeof startEngram>> | undefined;
   try {
     if (!args["use-cluster"]) {
+      const taken = ports().filter((port) => cli(port, "PING").includes("PONG"));
+      if (taken.length) throw new Error(`ports ${taken.join(", ")} already answer: choose free ones with --cluster-port, or --use-cluster for a cluster of yours`);
       progress(`REDIS_WAIT_REPLICAS=${waitReplicas}: starting a fresh cluster on ports ${CLUSTER_PORT}-${CLUSTER_PORT + 5} in ${clusterDir}`);
       clusterScript(clusterDir, "start");
     }
