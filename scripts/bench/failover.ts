@@ -14,18 +14,19 @@
  * every master), --clients concurrent clients each sending `POST /v1/store` of unique content, round
  * robin over the wallets. After --before-ms the master holding the first wallet's slot (the target)
  * is killed with SIGKILL (its PID from the cluster folder); the load goes on. --restart-ms after the
- * kill the killed node is started again (it rejoins as a replica of the promoted one; a negative
- * value leaves it down); the load stops --after-ms after the kill. Then, with the cluster settled,
+ * kill the killed node is started again (it rejoins as a replica of the promoted one;
+ * `--restart-ms=-1` leaves it down); the load stops --after-ms after the kill. Then, with the cluster settled,
  * every acknowledged write (201 with its id) is looked for in its wallet's export, and any missing
  * one with `GET /v1/memories/:id`.
  *
  * Prints progress to stderr, then markdown tables on stdout: per mode the acknowledged and lost
  * writes, when the cluster flagged the master failed and promoted its replica (a surviving master's
- * CLUSTER NODES, polled every 100 ms), the time from the kill (and from the restart) to the target wallet's first successful
- * write sent after it, the failures by status and `details.reason`, any other 5xx or non-JSON error;
- * and what engram logged as the cause of each 503 (the Redis client's error, first words).
- * --keep-logs copies engram's log (JSON lines) and the nodes' logs of each mode into DIR. Exits 1 if a 5xx other than 503 or a non-JSON error was seen, or an acknowledged write was lost
- * with REDIS_WAIT_REPLICAS ≥ 1.
+ * CLUSTER NODES, polled every 100 ms), the time from the kill (and from the restart) to the target
+ * wallet's first successful write sent after it, the failures by status and `details.reason`, any
+ * other 5xx or non-JSON error; and what engram logged as the cause of each 503 (the Redis client's
+ * error, first words). --keep-logs copies engram's log (JSON lines) and the nodes' logs of each
+ * mode into DIR. Exits 1 if a 5xx other than 503 or a non-JSON error was seen, or an acknowledged
+ * write was lost with REDIS_WAIT_REPLICAS ≥ 1.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -58,6 +59,7 @@ const BEFORE_MS = Number(args["before-ms"]);
 const RESTART_MS = Number(args["restart-ms"]);
 const AFTER_MS = Number(args["after-ms"]);
 const CLUSTER_PORT = Number(args["cluster-port"]);
+if (args["use-cluster"] && !process.argv.includes("--cluster-dir")) throw new Error("--use-cluster needs --cluster-dir: the folder scripts/redis-cluster.sh started the cluster in (its PID files)");
 const REQUEST_TIMEOUT_MS = 60_000;
 const KEYS = new Keys("engram:"); // the prefix engram runs with
 
@@ -89,25 +91,17 @@ async function cliAsync(port: number, ...command: string[]): Promise<string> {
 
 /**
  * From the kill on, asks a surviving master every 100 ms how it sees the killed one: when it is
- * flagged `fail` (the cluster's failure detection) and when another node serves its slot (promoted).
+ * flagged `fail` (FAIL: the cluster agreed it is down) and when another node serves its slot.
  */
 function watchFailover(victim: number, slot: number, from: number, done: () => boolean) {
   const seen: { failedAt?: number; promotedAt?: number } = {};
-  const observer = ports().find((p) => p !== victim && clusterNodes().find((n) => n.port === p)?.master)!;
+  const observer = clusterNodes().find((n) => n.master && n.port !== victim)!.port;
   const watching = (async () => {
     while (!done() && seen.promotedAt === undefined) {
-      const text = await cliAsync(observer, "CLUSTER", "NODES");
+      const nodes = parseNodes(await cliAsync(observer, "CLUSTER", "NODES"));
       const now = performance.now();
-      for (const line of text.split("\n")) {
-        const [, addr, flags, , , , , , ...slots] = line.split(" ");
-        const port = Number(/:(\d+)@/.exec(addr ?? "")?.[1]);
-        if (port === victim && /\bfail\b/.test(flags ?? "")) seen.failedAt ??= now - from;
-        const holds = slots.some((range) => {
-          const [lo, hi] = range.split("-").map(Number);
-          return slot >= lo! && slot <= (hi ?? lo)!;
-        });
-        if (port !== victim && holds && /master/.test(flags ?? "") && !/fail/.test(flags ?? "")) seen.promotedAt ??= now - from;
-      }
+      if (nodes.some((n) => n.port === victim && n.failed)) seen.failedAt ??= now - from;
+      if (nodes.some((n) => n.port !== victim && n.master && !n.failed && holds(n, slot))) seen.promotedAt ??= now - from;
       await Bun.sleep(100);
     }
   })();
@@ -129,24 +123,30 @@ const ports = () => Array.from({ length: 6 }, (_, i) => CLUSTER_PORT + i);
 function clusterNodes(): ClusterNode[] {
   for (const port of ports()) {
     const text = cli(port, "CLUSTER", "NODES");
-    if (!text.includes("master")) continue;
-    return text.split("\n").map((line) => {
-      const [id, addr, flags, masterId, , , , , ...slots] = line.split(" ");
-      return {
-        id: id!,
-        port: Number(/:(\d+)@/.exec(addr!)?.[1]),
-        master: flags!.includes("master"),
-        failed: /fail|noaddr/.test(flags!),
-        masterId: masterId!,
-        slots: slots.filter((s) => /^\d/.test(s)).map((s) => s.split("-").map(Number) as [number, number]).map(([lo, hi]) => [lo!, hi ?? lo!]),
-      };
-    });
+    if (text.includes("master")) return parseNodes(text);
   }
   throw new Error(`no node of the cluster on ports ${CLUSTER_PORT}-${CLUSTER_PORT + 5} answers CLUSTER NODES`);
 }
 
+function parseNodes(text: string): ClusterNode[] {
+  return text.split("\n").map((line) => {
+    const [id, addr, flags, masterId, , , , , ...slots] = line.split(" ");
+    const flagList = (flags ?? "").split(",");
+    return {
+      id: id!,
+      port: Number(/:(\d+)@/.exec(addr ?? "")?.[1]),
+      master: flagList.includes("master"),
+      failed: flagList.includes("fail") || flagList.includes("noaddr"),
+      masterId: masterId!,
+      slots: slots.filter((s) => /^\d/.test(s)).map((s) => s.split("-").map(Number) as [number, number]).map(([lo, hi]) => [lo!, hi ?? lo!]),
+    };
+  });
+}
+
+const holds = (node: ClusterNode, slot: number) => node.slots.some(([lo, hi]) => slot >= lo && slot <= hi);
+
 function masterOfSlot(nodes: ClusterNode[], slot: number): ClusterNode {
-  const master = nodes.find((n) => n.master && !n.failed && n.slots.some(([lo, hi]) => slot >= lo && slot <= hi));
+  const master = nodes.find((n) => n.master && !n.failed && holds(n, slot));
   if (!master) throw new Error(`no live master holds slot ${slot}`);
   return master;
 }
