@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A local Redis Cluster for tests: 3 masters + 3 replicas on loopback, each node in its own data
-# dir with AOF (appendonly, fsync every second), the query engine and JSON modules loaded.
+# dir with AOF (appendonly, fsync every second), the query engine and JSON modules loaded, and the
+# failover settings docs/deployment.md recommends.
 #
 #   REDIS_SERVER=/path/redis-server SEARCH_MODULE=/path/redisearch.so JSON_MODULE=/path/rejson.so \
 #     scripts/redis-cluster.sh start      start the nodes, create the cluster (or rejoin the one
@@ -72,6 +73,12 @@ write_config() {
     echo "appendonly yes"
     echo "appendfsync everysec"
     echo "maxmemory-policy noeviction"
+    # While a master fails over, the others keep serving their slots (the default refuses every
+    # command cluster-wide until the promotion), and a node rejoining as a replica is synced at once
+    # (the default waits 5 s for more replicas; REDIS_WAIT_REPLICAS writes wait for it).
+    # Measured with scripts/bench/failover.ts: docs/performance.md › Failover on Redis Cluster.
+    echo "cluster-require-full-coverage no"
+    echo "repl-diskless-sync-delay 0"
     if [[ ${MODULES:-} != builtin ]]; then
       echo "loadmodule $SEARCH_MODULE"
       echo "loadmodule $JSON_MODULE"
@@ -196,5 +203,5 @@ case ${1:-} in
   check) check ;;
   status) status ;;
   stop) stop ;;
-  *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

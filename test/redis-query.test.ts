@@ -297,13 +297,16 @@ describe("keys and documents (no server)", () => {
 });
 
 describe("KNN hybrid policy (no server)", () => {
-  /** A server that answers FT.INFO and the wallet (and wallet + namespace) counts from fixed numbers. */
-  function fakeClient(indexSize: number, namespaces: Record<string, number>) {
+  /**
+   * A deployment of `masters` masters whose index holds `indexSize` documents in all, answering the
+   * count queries from fixed numbers: the whole index (`*`), the wallet, the wallet in a namespace.
+   */
+  function fakeClient(indexSize: number, namespaces: Record<string, number>, masters = 1) {
     const calls: string[] = [];
     const client = {
       sendCommand: async (args: string[]) => {
         calls.push(args[0]!);
-        if (args[0] === "FT.INFO") return ["index_name", "x", "num_docs", String(indexSize)];
+        if (args[0] === "FT.SEARCH" && args[2] === "*") return [indexSize];
         if (args[0] === "FT.SEARCH" && args.slice(3, 6).join(" ") === "LIMIT 0 0") {
           const ns = /@namespace:\{(.*)\}$/.exec(args[2]!)?.[1];
           const counts = Object.entries(namespaces).filter(([name]) => ns === undefined || escapeTagValue(tagForm(name)) === ns);
@@ -312,7 +315,7 @@ describe("KNN hybrid policy (no server)", () => {
         throw new Error(`unexpected ${args.join(" ")}`);
       },
     };
-    const nodes = { cluster: false, at: () => client, nodeOf: () => "node" };
+    const nodes = { cluster: masters > 1, at: () => client, masters: async () => Array.from({ length: masters }, (_, i) => ({ name: `m${i}`, commands: client })) };
     return { client: nodes as unknown as ConstructorParameters<typeof KnnPolicy>[0], calls };
   }
 
@@ -321,7 +324,7 @@ describe("KNN hybrid policy (no server)", () => {
     const policy = new KnnPolicy(client, new Keys("t:"));
     expect(policy.hint("u", {})).toBe("");
     await Bun.sleep(5);
-    expect(calls.sort()).toEqual(["FT.INFO", "FT.SEARCH"]);
+    expect(calls.sort()).toEqual(["FT.SEARCH", "FT.SEARCH"]);
     expect(policy.hint("u", {})).toBe(" HYBRID_POLICY BATCHES");
     // a namespace is counted on first use
     for (const namespace of ["default", "small", "missing"]) expect(policy.hint("u", { namespace })).toBe("");
@@ -335,6 +338,20 @@ describe("KNN hybrid policy (no server)", () => {
     expect(policy.hint("u", { pinned: false })).toBe("");
     expect(policy.hint("u", { include_deleted: true })).toBe("");
     expect(calls.length).toBe(5); // cached
+  });
+
+  test("on a cluster the share is of a master's mean: the whole index over the masters", async () => {
+    // 70 of 1000: 7% of the index, 21% of a master's mean (1000 / 3)
+    const { client } = fakeClient(1000, { default: 70 }, 3);
+    const policy = new KnnPolicy(client, new Keys("t:"));
+    policy.hint("u", {});
+    await Bun.sleep(5);
+    expect(policy.hint("u", {})).toBe(" HYBRID_POLICY BATCHES");
+    const { client: one } = fakeClient(1000, { default: 70 }, 1);
+    const single = new KnnPolicy(one, new Keys("t:"));
+    single.hint("u", {});
+    await Bun.sleep(5);
+    expect(single.hint("u", {})).toBe("");
   });
 
   test("a wallet that is a small share of the index keeps the engine's choice", async () => {

@@ -1,23 +1,42 @@
 import {
   ClientClosedError, ClientOfflineError, ConnectionTimeoutError, DisconnectsClientError, ErrorReply, MaxCommandRedirectionsError,
-  ReconnectStrategyError, RootNodesUnavailableError, SocketClosedUnexpectedlyError, SocketTimeoutError,
+  MultiErrorReply, ReconnectStrategyError, RootNodesUnavailableError, SocketClosedUnexpectedlyError, SocketTimeoutError, TimeoutError,
 } from "redis";
 import { redisErrors, redisRoundTrips } from "../../metrics/registry";
 import { StoreUnavailable } from "../../domain/store-port";
 import type { Batch, Commands } from "./nodes";
 
+/**
+ * TimeoutError: a command unanswered after node-redis' command timeout (5 s), e.g. queued for a
+ * master that was killed and not yet replaced (measured: scripts/bench/failover.ts).
+ */
 const TRANSPORT_ERRORS = [
   ClientClosedError, ClientOfflineError, ConnectionTimeoutError, DisconnectsClientError, MaxCommandRedirectionsError,
-  ReconnectStrategyError, RootNodesUnavailableError, SocketClosedUnexpectedlyError, SocketTimeoutError,
+  ReconnectStrategyError, RootNodesUnavailableError, SocketClosedUnexpectedlyError, SocketTimeoutError, TimeoutError,
 ];
+/** Socket errors a connection rejects its commands with (the driver passes them on as they are). */
+const NETWORK_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTCONN"]);
+const isNetworkError = (error: unknown) => error instanceof Error && NETWORK_CODES.has(String((error as { code?: unknown }).code));
 /** Replies of a server or cluster that is not serving right now (failover, resharding, loading its data). */
 const UNAVAILABLE_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN|BUSY)\b/;
 
+const isUnavailableReply = (reply: unknown) => reply instanceof ErrorReply && UNAVAILABLE_REPLY.test(reply.message);
+
+/**
+ * The error that makes `error` a store outage: a transport error, a not-serving reply, or such a
+ * reply among a pipeline's or transaction's (MultiErrorReply: its own message only counts them).
+ */
+function outage(error: unknown): Error | undefined {
+  if (TRANSPORT_ERRORS.some((kind) => error instanceof kind) || isNetworkError(error) || isUnavailableReply(error)) return error as Error;
+  if (error instanceof MultiErrorReply) return error.errorIndexes.map((i) => error.replies[i]).find(isUnavailableReply) as Error | undefined;
+  return undefined;
+}
+
 /** Redis out of reach or not serving, as the domain's StoreUnavailable (a 503); any other error as it is. */
 export function asStoreError(error: unknown): unknown {
-  const unavailable = TRANSPORT_ERRORS.some((kind) => error instanceof kind) || (error instanceof ErrorReply && UNAVAILABLE_REPLY.test(error.message));
+  const cause = outage(error);
   // the message stays the driver's: start-up recognises LOADING by it (modules.ts isLoading)
-  return unavailable ? new StoreUnavailable((error as Error).message, { cause: error }) : error;
+  return cause ? new StoreUnavailable(cause.message || cause.constructor.name, { cause: error }) : error;
 }
 
 export type RoundTrip = "command" | "pipeline" | "transaction";
