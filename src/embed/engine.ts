@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { env, pipeline, Tensor, type FeatureExtractionPipeline } from "@huggingface/transformers";
 import { loadFailureMessage, type ModelSource } from "./model-spec.ts";
 import { lengthGroups } from "./length-groups.ts";
+import { memoizeWordPieces } from "./word-memo.ts";
 import { meanPoolNormalize, sentenceVectors, type Pooled } from "./pooling.ts";
 
 /**
@@ -59,6 +60,7 @@ export async function loadEngine(source: ModelSource, spec: string, cacheDir: st
   } catch (err) {
     throw new Error(loadFailureMessage(spec, (err as Error).message));
   }
+  memoizeWordPieces(extractor.tokenizer);
   const engine = new PipelineEngine(extractor);
   await engine.warmUp();
   return engine;
