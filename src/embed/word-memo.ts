@@ -1,34 +1,56 @@
 /**
- * A memo of a Unigram tokenizer's pieces per word. transformers.js cuts the text into words
- * (Metaspace pre-tokenizer) and runs a fresh Viterbi lattice for each, with an object per candidate
- * piece: about 0.25 ms per RealMem question (~77 pieces), a tenth of its embedding, most of it on
- * words seen before. The pieces of a word depend on the word alone, so the memo changes nothing in
- * the output.
+ * A memo of a Unigram tokenizer's pieces per word. transformers.js hands the whole normalized text
+ * (every space already ▁) to one Viterbi lattice, with an object per candidate piece. When no piece
+ * of the vocabulary holds ▁ past its first character (USE-lite's do not), no piece crosses a word
+ * boundary, so the best segmentation of the text is the best segmentation of each word in turn: the
+ * words are segmented apart and remembered, and common words are then looked up instead of
+ * segmented. The ids are the same (test/use-model.test.ts checks them against the plain tokenizer).
  */
 
-/** Words remembered at most; the memo starts over past this (a few MB of short strings). */
-export const MAX_WORDS = 50_000;
+const SEPARATOR = "\u2581";
+/** Words remembered at most; the memo starts over past this (~100 bytes a word). */
+export const MAX_WORDS = 20_000;
 
-interface WordTokenizer {
-  tokenize(word: string): string[];
+interface UnigramModel {
+  vocab: string[];
+  tokenize(normalized: string): string[];
 }
 
 /**
- * Memoizes `tokenize` on the tokenizer's Unigram model when it has one (the library keeps the
- * model in an internal field); any other tokenizer is left as it is. Returns whether it did.
+ * The string in memory of its own: a word cut out of a text may be a view of the whole text, which
+ * the memo would then keep alive.
+ */
+function ownCopy(s: string): string {
+  return Array.from(s).join("");
+}
+
+/**
+ * Memoizes the tokenizer's Unigram model per word (the library keeps the model in an internal
+ * field) when its pieces allow it; any other tokenizer is left as it is. Returns whether it did.
  */
 export function memoizeWordPieces(tokenizer: unknown): boolean {
-  const model = (tokenizer as { _tokenizer?: { model?: unknown } })._tokenizer?.model as Partial<WordTokenizer> | undefined;
-  if (!model || model.constructor?.name !== "Unigram" || typeof model.tokenize !== "function") return false;
-  const tokenize = model.tokenize.bind(model);
+  const model = (tokenizer as { _tokenizer?: { model?: unknown } })._tokenizer?.model as Partial<UnigramModel> | undefined;
+  if (!model || model.constructor?.name !== "Unigram" || typeof model.tokenize !== "function" || !Array.isArray(model.vocab)) return false;
+  if (model.vocab.some((piece) => typeof piece !== "string" || piece.indexOf(SEPARATOR, 1) !== -1)) return false;
+  const segment = model.tokenize.bind(model);
   const memo = new Map<string, string[]>();
-  model.tokenize = (word: string) => {
-    let pieces = memo.get(word);
+  const word = (w: string): string[] => {
+    let pieces = memo.get(w);
     if (pieces === undefined) {
       if (memo.size >= MAX_WORDS) memo.clear();
-      pieces = tokenize(word);
-      memo.set(word, pieces);
+      pieces = segment(w).map(ownCopy);
+      memo.set(ownCopy(w), pieces);
     }
+    return pieces;
+  };
+  model.tokenize = (normalized: string) => {
+    const pieces: string[] = [];
+    let start = 0;
+    for (let at = normalized.indexOf(SEPARATOR, 1); at !== -1; at = normalized.indexOf(SEPARATOR, at + 1)) {
+      pieces.push(...word(normalized.slice(start, at)));
+      start = at;
+    }
+    if (start < normalized.length) pieces.push(...word(normalized.slice(start)));
     return pieces;
   };
   return true;
