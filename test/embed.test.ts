@@ -177,13 +177,35 @@ describe("glove-sif-100d embedder", () => {
 });
 
 describe("length groups", () => {
-  test("short texts share one group; long ones are kept apart from short ones", () => {
-    expect(lengthGroups(["a", "bb", "c".repeat(200)])).toEqual([[0, 1, 2]]);
-    const texts = ["q", "m".repeat(5000), "n".repeat(300), "o".repeat(500), "p".repeat(4000)];
-    const groups = lengthGroups(texts);
-    expect(groups.flat().sort()).toEqual([0, 1, 2, 3, 4]);
-    // sorted by length; a group spans at most 2× its shortest text (short ones count as 128)
-    expect(groups).toEqual([[0], [2, 3], [4, 1]]);
+  /** Σ (runCost + rows × longest) of a grouping. */
+  const cost = (lengths: number[], groups: number[][], runCost: number) =>
+    groups.reduce((sum, g) => sum + runCost + g.length * Math.max(...g.map((i) => lengths[i]!)), 0);
+
+  test("similar lengths share one run; one long text among short ones runs alone", () => {
+    expect(lengthGroups([60, 62, 58, 64])).toEqual([[2, 0, 1, 3]]);
+    const groups = lengthGroups([20, 128, 22, 18, 21, 19, 24, 23]);
+    expect(groups).toEqual([[3, 5, 0, 4, 2, 7, 6], [1]]);
+    expect(lengthGroups([])).toEqual([]);
+  });
+
+  test("every row once, and no cheaper split of the sorted rows exists (all splits of up to 10 rows)", () => {
+    let seed = 11;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let trial = 0; trial < 300; trial++) {
+      const n = 1 + Math.floor(rand() * 10);
+      const lengths = Array.from({ length: n }, () => Math.floor(rand() * 130));
+      const runCost = Math.floor(rand() * 40);
+      const groups = lengthGroups(lengths, runCost);
+      expect(groups.flat().sort((a, b) => a - b)).toEqual(lengths.map((_, i) => i));
+      const order = lengths.map((_, i) => i).sort((a, b) => lengths[a]! - lengths[b]! || a - b);
+      let cheapest = Infinity;
+      for (let mask = 0; mask < 1 << (n - 1); mask++) {
+        const split: number[][] = [[order[0]!]];
+        for (let i = 1; i < n; i++) (mask & (1 << (i - 1)) ? split.push([order[i]!]) : split.at(-1)!.push(order[i]!));
+        cheapest = Math.min(cheapest, cost(lengths, split, runCost));
+      }
+      expect(cost(lengths, groups, runCost)).toBe(cheapest);
+    }
   });
 });
 

@@ -16,6 +16,7 @@ import { USE_MODEL_ID, useModelDir } from "../src/embed/use-model.ts";
 import { encodeOnnxModel } from "../src/embed/onnx-proto.ts";
 import { useOnnxModel } from "../src/embed/use-graph.ts";
 import { readUseSource } from "../src/embed/use-source.ts";
+import { memoizeWordPieces } from "../src/embed/word-memo.ts";
 import { conversations, holdout, holdout2 } from "./fixtures/conversations.ts";
 import { MODEL_CACHE_DIR } from "./helpers/harness.ts";
 
@@ -159,5 +160,21 @@ describe.skipIf(!reference)("use-lite-128d equals the TF.js reference", () => {
     expect([...vectors[0]!].every((x) => x === 0)).toBe(true);
     expect(tokens[0]).toBe(0);
     expect(cosine(vectors[1]!, vectors[1]!)).toBeCloseTo(1, 5);
+  });
+});
+
+describe("the tokenizer's word memo", () => {
+  test("gives the same ids as the plain tokenizer, first and second time; other tokenizers are left alone", async () => {
+    const plain = await AutoTokenizer.from_pretrained(useModelDir(MODEL_CACHE_DIR), { local_files_only: true });
+    const memoized = await AutoTokenizer.from_pretrained(useModelDir(MODEL_CACHE_DIR), { local_files_only: true });
+    expect(memoizeWordPieces(memoized)).toBe(true);
+    const texts = sentences();
+    const ids = (tokenizer: typeof plain, text: string) => Array.from(tokenizer.encode(text, { add_special_tokens: false }));
+    for (const round of [1, 2]) {
+      const differing = texts.filter((text) => JSON.stringify(ids(plain, text)) !== JSON.stringify(ids(memoized, text)));
+      expect(differing, `round ${round}`).toEqual([]);
+    }
+    const glove = await AutoTokenizer.from_pretrained(join(MODEL_CACHE_DIR, "glove-sif-100d"), { local_files_only: true });
+    expect(memoizeWordPieces(glove)).toBe(false);
   });
 });

@@ -26,7 +26,8 @@
  *   mixed    70% recall, 20% search (limit 10 or the last of --limits), 10% POST /v1/store of a new memory
  *   batch    POST /v1/store/batch             100 new memories per request (dedup path); adds to the wallet
  * Prints one markdown table (req/s, latency p50 / p99 from wrk, the service's CPU time per request,
- * non-2xx). Share the machine honestly: wrk's own thread runs on the same 2 cores as the service;
+ * non-2xx), and logs each endpoint's CPU per request by thread of the service (main, the embedding
+ * Worker, JIT, GC and allocator threads). Share the machine honestly: wrk's own thread runs on the same 2 cores as the service;
  * on a busy machine compare the CPU per request, which other load disturbs least.
  */
 import { parseArgs } from "node:util";
@@ -297,6 +298,25 @@ function serviceCpuSeconds(): number {
   return cpu;
 }
 
+/**
+ * CPU seconds by thread of the service process (main: its JavaScript thread; the others by
+ * name: Worker for the embedding worker, JITWorker, HeapHelper, mi-scavenger…): where a request's
+ * CPU goes, logged per endpoint.
+ */
+function threadCpuSeconds(): Map<string, number> {
+  const ticks = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${server.pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${server.pid}/task/${tid}/stat`, "utf8");
+      const name = tid === String(server.pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticks);
+    } catch {} // the thread ended meanwhile
+  }
+  return byName;
+}
+
 const rows: string[][] = [];
 try {
   for (const [key, label, script] of endpoints) {
@@ -311,8 +331,10 @@ try {
     const loadRate = realmem ? 5_000 : 20_000;
     if (key !== "batch") Bun.spawnSync(["wrk", "-t1", "-c8", `-d${Math.max(1, Math.ceil((size * processes) / loadRate))}s`, "-s", warmUp, base]);
     const cpuBefore = serviceCpuSeconds();
+    const threadsBefore = threadCpuSeconds();
     const out = Bun.spawnSync(["wrk", `-t${WRK_THREADS}`, `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, base]);
     const cpuUsed = serviceCpuSeconds() - cpuBefore;
+    const threadsUsed = [...threadCpuSeconds()].map(([name, s]): [string, number] => [name, s - (threadsBefore.get(name) ?? 0)]).filter(([, s]) => s > 0);
     const text = out.stdout.toString();
     const json = text.match(/JSON(\{.*\})/)?.[1];
     if (!json) throw new Error(`wrk output without a summary:\n${text}\n${out.stderr.toString()}`);
@@ -320,6 +342,9 @@ try {
     const rps = r.requests / r.seconds;
     const cpuMs = (cpuUsed * 1000) / Math.max(1, r.requests);
     log(`${label}: ${Math.round(rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, service CPU ${cpuMs.toFixed(3)} ms/req, non-2xx ${r.non2xx}, errors ${r.errors}`);
+    const byThread = threadsUsed.sort((a, b) => b[1] - a[1]).map(([name, s]) => `${name} ${((s * 1000) / Math.max(1, r.requests)).toFixed(3)}`);
+    // (with several processes the spawned one is the supervisor: the workers' threads are elsewhere)
+    if (processes === 1) log(`${label}: CPU ms/req by thread: ${byThread.join(", ")}`);
     const repeated = key === "batch" && r.requests > BATCH_BODIES ? ` (${r.requests - BATCH_BODIES} repeated bodies)` : "";
     const perItem = key === "batch" ? ` = ${Math.round(rps * BATCH_ITEMS).toLocaleString("en-US")} memories/s${repeated}` : "";
     rows.push([label, `${Math.round(rps).toLocaleString("en-US")}${perItem}`, r.p50.toFixed(2), r.p99.toFixed(2), cpuMs.toFixed(3), String(r.non2xx + r.errors)]);

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { env, pipeline, Tensor, type FeatureExtractionPipeline } from "@huggingface/transformers";
 import { loadFailureMessage, type ModelSource } from "./model-spec.ts";
 import { lengthGroups } from "./length-groups.ts";
+import { memoizeWordPieces } from "./word-memo.ts";
 import { meanPoolNormalize, sentenceVectors, type Pooled } from "./pooling.ts";
 
 /**
@@ -34,12 +35,15 @@ function configureEnv(source: ModelSource, cacheDir: string): void {
 }
 
 /**
- * ONNX Runtime's intra-op threads spin-wait for more work after each run (by default). Between two
- * embeddings the service does everything else (dedup, SQLite, HTTP), so the spinning only burned a
- * core: ~20–30 ms of CPU per 100-text batch store, 3–4 times what the embedding itself costs
- * (glove-sif-100d, measured with the batch-store benchmark). Without it the threads sleep between runs.
+ * One thread per run, the worker's own. ONNX Runtime would split each operator over an intra-op
+ * pool (a thread per core) and wait for its slowest share; the service's main thread needs the
+ * other core anyway, and on a loaded 2-core machine every operator waited for a descheduled pool
+ * thread: at 64 concurrent RealMem recalls the worker spent 9.4 ms of CPU per query with the pool
+ * against 4.9 without, and the service answered 19 recalls/s against 60 (load average 7–10, paired
+ * runs). The pool also spin-waited between runs unless told not to (20–30 ms of CPU per 100-text
+ * batch store); with no pool there is nothing to spin.
  */
-export const SESSION_OPTIONS = { extra: { session: { intra_op: { allow_spinning: "0" } } } };
+export const SESSION_OPTIONS = { intraOpNumThreads: 1 };
 
 export async function loadEngine(source: ModelSource, spec: string, cacheDir: string): Promise<Engine> {
   configureEnv(source, cacheDir);
@@ -56,9 +60,35 @@ export async function loadEngine(source: ModelSource, spec: string, cacheDir: st
   } catch (err) {
     throw new Error(loadFailureMessage(spec, (err as Error).message));
   }
+  memoizeWordPieces(extractor.tokenizer);
   const engine = new PipelineEngine(extractor);
   await engine.warmUp();
   return engine;
+}
+
+/** The tokenizer's output: input_ids, attention_mask (and token_type_ids for some models), each [batch, seq] int64. */
+type Inputs = Record<string, Tensor>;
+
+function tokenCounts(mask: BigInt64Array, batch: number, seq: number): number[] {
+  return Array.from({ length: batch }, (_, b) => {
+    let n = 0;
+    for (let s = 0; s < seq; s++) if (mask[b * seq + s] !== 0n) n++;
+    return n;
+  });
+}
+
+/** The given rows of every [batch, seq] input, cut to `width` positions (the end of each row when padded on the left). */
+function selectRows(inputs: Inputs, rows: number[], width: number, paddedLeft: boolean): Inputs {
+  return Object.fromEntries(
+    Object.entries(inputs).map(([name, tensor]) => {
+      const seq = tensor.dims[1] ?? 0;
+      const from = paddedLeft ? seq - width : 0;
+      const data = tensor.data as BigInt64Array;
+      const out = new BigInt64Array(rows.length * width);
+      rows.forEach((row, k) => out.set(data.subarray(row * seq + from, row * seq + from + width), k * width));
+      return [name, new Tensor(tensor.type, out, [rows.length, width])];
+    }),
+  );
 }
 
 class PipelineEngine implements Engine {
@@ -68,19 +98,25 @@ class PipelineEngine implements Engine {
 
   /** First calls pay for ORT allocations and JIT; do them before the first real query. */
   async warmUp(): Promise<void> {
-    const first = await this.run(["warm up the embedding pipeline"]);
+    const first = await this.run(this.tokenize(["warm up the embedding pipeline"]));
     this.dimension = first.dim;
-    for (let i = 0; i < 20; i++) await this.run(["what does the user prefer?", "a somewhat longer text ".repeat(i % 5)]);
+    for (let i = 0; i < 20; i++) await this.embed(["what does the user prefer?", "a somewhat longer text ".repeat(i % 5)]);
   }
 
+  /** Tokenized once; run in groups of similar token length (length-groups.ts), each padded to its longest. */
   async embed(texts: string[]): Promise<Pooled> {
-    const groups = lengthGroups(texts);
-    if (groups.length === 1) return (await this.run(texts)).pooled;
+    const inputs = this.tokenize(texts);
+    const mask = inputs.attention_mask!;
+    const [batch = 0, seq = 0] = mask.dims;
+    const lengths = tokenCounts(mask.data as BigInt64Array, batch, seq);
+    const groups = lengthGroups(lengths);
+    if (groups.length === 1 && Math.max(0, ...lengths) === seq) return (await this.run(inputs)).pooled;
     const dim = this.dimension;
-    const vectors = new Float32Array(texts.length * dim);
-    const tokens = new Int32Array(texts.length);
+    const vectors = new Float32Array(batch * dim);
+    const tokens = new Int32Array(batch);
     for (const group of groups) {
-      const { pooled } = await this.run(group.map((i) => texts[i]!));
+      const width = Math.max(0, ...group.map((i) => lengths[i]!));
+      const { pooled } = await this.run(selectRows(inputs, group, width, this.extractor.tokenizer.padding_side === "left"));
       group.forEach((i, k) => {
         vectors.set(pooled.vectors.subarray(k * dim, (k + 1) * dim), i * dim);
         tokens[i] = pooled.tokens[k]!;
@@ -89,10 +125,13 @@ class PipelineEngine implements Engine {
     return { vectors, tokens };
   }
 
-  private async run(texts: string[]): Promise<{ pooled: Pooled; dim: number }> {
-    const inputs = this.extractor.tokenizer(texts, { padding: true, truncation: true });
-    const ids = inputs.input_ids as Tensor;
-    const mask = inputs.attention_mask as Tensor;
+  private tokenize(texts: string[]): Inputs {
+    return this.extractor.tokenizer(texts, { padding: true, truncation: true }) as unknown as Inputs;
+  }
+
+  private async run(inputs: Inputs): Promise<{ pooled: Pooled; dim: number }> {
+    const ids = inputs.input_ids!;
+    const mask = inputs.attention_mask!;
     const [batch = 0, seq = 0] = ids.dims;
     if (seq === 0) {
       // Only empty texts: nothing to look up, and a non-glove model may reject a 0-length axis.
