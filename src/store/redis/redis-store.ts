@@ -345,27 +345,19 @@ export class RedisStore implements TransferableStore {
   }
 
   /**
-   * The page and the total as two queries in one MULTI/EXEC: the page WITHOUTCOUNT, which lets
-   * RediSearch walk the `order` index from the newest end and stop once the page is full, and a
-   * `LIMIT 0 0` count. One query that sorts and counts made RediSearch load every match's sort key
-   * (measured at 10k memories in one wallet: 5.3 ms of server time per list, now about 1.5).
-   * RediSearch's walk sometimes stops short of a full page on a selective filter (Redis 8.0: 17 of
-   * 20 when 2% of the wallet matches); what it returns is then the page's first part, so a page
-   * shorter than the count allows is read again the long way.
+   * The page and the total as two queries sent together (one write; a standalone server runs them
+   * back to back): the page WITHOUTCOUNT, which lets RediSearch walk the `order` index from the
+   * newest end and stop once the page is full, and a `LIMIT 0 0` count. One query that sorts and
+   * counts made RediSearch load every match's sort key (measured at 10k memories in one wallet:
+   * 5.3 ms of server time per list, now about 1). Not a MULTI: a cluster's coordinator refuses
+   * FT.SEARCH there ("Cannot block"). RediSearch's walk sometimes stops short of a full page on a
+   * selective filter (Redis 8.0: 17 of 20 when 2% of the wallet matches); what it returns is then
+   * the page's first part, so a page shorter than the count allows is read again the long way.
    */
   async listMemories(userId: string, filter: MemoryFilter, page: Page, now: number): Promise<{ memories: Memory[]; total: number }> {
     const query = memoryFilterQuery(userId, filter, now);
     const pageArgs = ["RETURN", "1", MEMORY_PATH, "SORTBY", "order", "DESC", "LIMIT", String(page.offset), String(page.limit)];
-    const [found, count] = await this.index.queryTogether(
-      this.wallet(userId),
-      [
-        ["FT.SEARCH", query, ...pageArgs, "WITHOUTCOUNT", "DIALECT", "2"],
-        ["FT.SEARCH", query, "LIMIT", "0", "0", "DIALECT", "2"],
-      ],
-      this.dimension,
-    );
-    let { rows } = parseSearch(found);
-    let { total } = parseSearch(count);
+    let [{ rows }, { total }] = await Promise.all([this.search(userId, query, [...pageArgs, "WITHOUTCOUNT"]), this.search(userId, query, ["LIMIT", "0", "0"])]);
     if (rows.length < Math.min(page.limit, total - page.offset)) ({ rows, total } = await this.search(userId, query, pageArgs));
     return { memories: await this.counted(userId, rows.map((row) => jsonField<Memory>(row, MEMORY_PATH))), total };
   }

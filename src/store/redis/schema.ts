@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import type { Keys } from "./keys";
 import type { Commands, RedisNodes } from "./nodes";
 import { log } from "../../log";
-import { MultiErrorReply } from "redis";
 
 /**
  * The RediSearch index over the memory documents (memory-doc.ts). TAG fields are CASESENSITIVE
@@ -97,27 +96,6 @@ export class SearchIndex {
     }
   }
 
-  /**
-   * Several FT.SEARCH or FT.AGGREGATE (each `[command, ...args]`, without the index name) in one
-   * MULTI/EXEC on `node`: one round trip, every query over the same data. A master without the index
-   * gets it first, as in `query`.
-   */
-  async queryTogether(node: Commands, queries: [string, ...(string | Buffer)[]][], dimension: number): Promise<unknown[]> {
-    const send = () => {
-      const tx = node.multi();
-      for (const [command, ...args] of queries) tx.addCommand([command, this.keys.index, ...args]);
-      return tx.exec();
-    };
-    try {
-      return await send();
-    } catch (error) {
-      if (!NO_INDEX.test(firstErrorMessage(error)) || dimension === 0) throw error;
-      log.warn(`[redis] a master has no index ${this.keys.index}: creating it there`);
-      await this.createOn(node, dimension);
-      return await send();
-    }
-  }
-
   private async dimensionOn(node: Commands): Promise<number | null> {
     let info: unknown[];
     try {
@@ -165,12 +143,6 @@ export class SearchIndex {
       await Bun.sleep(50);
     }
   }
-}
-
-/** The error's message, or for a MULTI/EXEC that failed the message of its first failed command. */
-function firstErrorMessage(error: unknown): string {
-  if (error instanceof MultiErrorReply) return String((error.replies[error.errorIndexes[0]!] as Error | undefined)?.message ?? error.message);
-  return (error as Error).message;
 }
 
 /** The value after `name` in a flat RESP2 [name, value, …] list. */
