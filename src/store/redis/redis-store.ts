@@ -227,10 +227,17 @@ export class RedisStore implements TransferableStore {
 
   // ---- wallets ---------------------------------------------------------------------------
 
-  /** A new wallet's user id is acknowledged only once replicated (REDIS_WAIT_REPLICAS): losing it would orphan the wallet's memories. */
+  /**
+   * A wallet's user id never changes once set, and every request asks for it: one HGET, and only a
+   * wallet seen for the first time pays for the transaction that creates it. A new wallet's user id
+   * is acknowledged only once replicated (REDIS_WAIT_REPLICAS): losing it would orphan the wallet's
+   * memories.
+   */
   async userIdForWallet(wallet: string): Promise<string> {
     const key = this.keys.wallet(wallet);
     const node = this.nodes.at(key);
+    const known = (await node.sendCommand(["HGET", key, "user_id"])) as string | null;
+    if (known !== null) return known;
     const [created, userId] = (await node
       .multi()
       .addCommand(["HSETNX", key, "user_id", crypto.randomUUID()])
