@@ -42,7 +42,7 @@ const VECTOR_PATH = "$.embedding";
  * How far past a BM25 page's end its first read goes, to see whether hits tied with its last one
  * follow (bestByBm25): `limit` × TIE_READ + TIE_MARGIN hits. Memories of similar wording tie in
  * groups (at 10k synthetic memories in one wallet, limit 40: a tie across the page's end in 96% of
- * queries, 20 tied hits past the end at the median, 150 at most), and each doubling re-runs the
+ * queries, 14 tied hits past the end at the median, 151 at most), and each doubling re-runs the
  * whole query, while a longer first read costs the server next to nothing (every match is scored
  * either way): reading 4× the page cut the searches per recall from 1.9 to about 1.1.
  */
