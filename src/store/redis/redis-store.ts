@@ -395,7 +395,8 @@ export class RedisStore implements TransferableStore {
    * The `limit` best BM25 hits, equal scores ordered by key. RediSearch orders equal scores by its
    * internal doc id on a server and by key when a cluster's coordinator merges the shards' hits, so
    * the order is settled here, and the page is read past its end (TIE_READ, then doubling) until
-   * every hit tied with the last one kept is in: a server and a cluster then answer the same hits in the same order.
+   * every hit tied with the last one kept is in: a server and a cluster then answer the same hits
+   * in the same order.
    */
   private async bestByBm25(userId: string, query: string, limit: number): Promise<SearchRow[]> {
     if (limit <= 0) return [];
