@@ -6,6 +6,9 @@ import { ClusterNodes } from "./cluster";
 import { isLoading, LOADING_MAX_MS, requireModules } from "./modules";
 import type { Commands, RedisNodes } from "./nodes";
 import { StandaloneNodes } from "./standalone";
+import { defineTracingHasSubscribers } from "./tracing-channels";
+
+defineTracingHasSubscribers();
 
 /**
  * RESP2: the module commands (FT.SEARCH, FT.AGGREGATE, FT.INFO) reply with flat arrays there,

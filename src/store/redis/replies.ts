@@ -3,8 +3,11 @@
 export interface SearchRow {
   key: string;
   score: number | null;
-  fields: Map<string, string>;
+  fields: ReadonlyMap<string, string>;
 }
+
+/** The fields of every NOCONTENT row (a BM25 read may hold hundreds). */
+const NO_FIELDS: ReadonlyMap<string, string> = new Map();
 
 export interface SearchReply {
   total: number;
@@ -23,7 +26,7 @@ export function parseSearch(reply: unknown, { withScores = false, noContent = fa
   for (let i = 1; i + step - 1 < list.length; i += step) {
     const key = String(list[i]);
     const score = withScores ? Number(list[i + 1]) : null;
-    const fields = noContent ? new Map<string, string>() : pairs((list[i + step - 1] ?? []) as unknown[]);
+    const fields = noContent ? NO_FIELDS : pairs((list[i + step - 1] ?? []) as unknown[]);
     rows.push({ key, score, fields });
   }
   return { total, rows };
