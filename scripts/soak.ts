@@ -2,25 +2,35 @@
  * Bounded soak: 64 connections mixing every endpoint against a locally started service
  * (127.0.0.1 only), RSS sampled every 10 s.
  *
- *   bun scripts/soak.ts [--minutes 10] [--connections 64]
+ *   bun scripts/soak.ts [--minutes 10] [--connections 64] [--writes mixed|replace|add]
  *   STORE=redis REDIS_URL=redis://127.0.0.1:6379 bun scripts/soak.ts   (Redis engine: the service keeps its data there)
  *
  * Starts `bun scripts/start.ts` on a fresh data dir, seeds each of 8 wallets, then runs the
- * connections (each a loop of requests, one at a time) for the given time. Deletes keep up with
- * stores so the live data stays bounded. Prints one row per sample (RSS, requests, rate, 5xx,
- * latency) and whether RSS is flat: the mean of the last third of the samples within 10% (or
- * 16 MB) of the mean of the middle third (the first third is warm-up). Exits 1 on a 5xx or growth.
+ * connections (each a loop of requests, one at a time) for the given time. --writes says what the
+ * writes do to the live data: `mixed` (default) deletes and bulk deletes among the other requests,
+ * about as many as the stores; `replace` deletes the wallet's oldest memories right after each write
+ * that added some, as many as it added, so every wallet keeps its size; `add` never deletes, so the
+ * memories accumulate. Prints one row per sample (anonymous and whole RSS, the cache's rows and
+ * accounted bytes from /metrics on the sqlite engine, requests, rate, 5xx, latency) and whether
+ * anonymous RSS is flat: the mean of the last third of the samples within 10% (or 16 MB) of the mean
+ * of the middle third (the first third is warm-up); with `add`, the anonymous RSS per memory cached
+ * from the end of the warm-up on, next to the cache's own accounting per memory. Exits 1 on a 5xx,
+ * or on growth unless --writes add (where growth is the point).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { freePort, sessionFor, startChild } from "./durability-child";
 import { percentiles, printTable, sentence } from "./bench/bench-util";
 
-const { values } = parseArgs({ options: { minutes: { type: "string", default: "10" }, connections: { type: "string", default: "64" } } });
+const { values } = parseArgs({
+  options: { minutes: { type: "string", default: "10" }, connections: { type: "string", default: "64" }, writes: { type: "string", default: "mixed" } },
+});
 const MINUTES = Number(values.minutes);
 const CONNECTIONS = Number(values.connections);
+const WRITES = values.writes as "mixed" | "replace" | "add";
+if (!["mixed", "replace", "add"].includes(WRITES)) throw new Error(`--writes is mixed, replace or add; got ${values.writes}`);
 const SAMPLE_MS = 10_000;
 const WALLETS = 8;
 
@@ -77,7 +87,8 @@ function nextRequest(wallet: Wallet): [string, string, string, unknown?] {
     ["ingest", "POST", "/v1/ingest", { messages: [{ role: "user", content: `${content()} I always use tabs.` }] }],
     ["bad request", "POST", "/v1/store", { content: "x".repeat(9000) }],
   ];
-  return pick(mix);
+  // replace: the writes delete right after adding (see connection); add: nothing is deleted
+  return pick(WRITES === "mixed" ? mix : mix.filter(([name]) => name !== "delete" && name !== "bulk delete"));
 }
 
 let stop = false;
@@ -102,7 +113,9 @@ async function connection(c: number) {
     }
     if (res.status === 201 && (name === "store" || name === "store batch" || name === "ingest")) {
       const created = JSON.parse(text) as { id?: string; ids?: string[]; memory_ids?: string[] };
-      wallet.ids.push(...(created.ids ?? created.memory_ids ?? (created.id ? [created.id] : [])));
+      const added = (created.ids ?? created.memory_ids ?? (created.id ? [created.id] : [])).filter((x) => !wallet.ids.includes(x));
+      wallet.ids.push(...added);
+      if (WRITES === "replace" && added.length > 0) await replaceOldest(wallet, added.length);
     }
     if (name === "delete" || name === "bulk delete") {
       const gone = new Set(name === "delete" ? [path.split("/").pop()!] : wallet.ids.slice(-5));
@@ -111,38 +124,73 @@ async function connection(c: number) {
   }
 }
 
+/** Deletes the wallet's `n` oldest memories (one bulk delete): what `--writes replace` does after each write. */
+async function replaceOldest(wallet: Wallet, n: number): Promise<void> {
+  const oldest = wallet.ids.splice(0, n);
+  const res = await fetch(`${url}/v1/memories`, { method: "DELETE", headers: wallet.headers, body: JSON.stringify({ ids: oldest }) });
+  await res.text();
+  requests++;
+  byName.set("replace (bulk delete)", (byName.get("replace (bulk delete)") ?? 0) + 1);
+  if (res.status >= 500) fiveXX++;
+}
+
+/** The service's anonymous RSS (RssAnon): what it holds, without the database file's mapped pages. */
+const rssAnon = () => Number(/^RssAnon:\s+(\d+) kB/m.exec(readFileSync(`/proc/${service.pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+
+/** The cache's rows and accounted bytes (/metrics; zeros on the Redis engine). */
+async function cacheReading(): Promise<{ rows: number; bytes: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const rows = Number(/^engram_cache_rows (\S+)$/m.exec(text)?.[1] ?? 0);
+  let bytes = 0;
+  for (const m of text.matchAll(/^engram_cache_bytes\{part="\w+"\} (\S+)$/gm)) bytes += Number(m[1]);
+  return { rows, bytes };
+}
+
 const rows: string[][] = [];
 const rss: number[] = [];
+const anon: number[] = [];
+const cache: { rows: number; bytes: number }[] = [];
 const started = performance.now();
 const conns = Array.from({ length: CONNECTIONS }, (_, c) => connection(c));
 let lastRequests = 0;
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 rss.push(service.rssBytes());
-rows.push(["0", mb(rss[0]!), "0", "-", "0", "-", "-"]);
+anon.push(rssAnon());
+cache.push(await cacheReading());
+rows.push(["0", mb(anon[0]!), mb(rss[0]!), String(cache[0]!.rows), mb(cache[0]!.bytes), "0", "-", "0", "-", "-"]);
 while (performance.now() - started < MINUTES * 60_000) {
   await Bun.sleep(Math.min(SAMPLE_MS, MINUTES * 60_000 - (performance.now() - started)));
   const sample = service.rssBytes();
   rss.push(sample);
+  anon.push(rssAnon());
+  cache.push(await cacheReading());
   const window = latencies.splice(0);
   const { p50, p99 } = window.length ? percentiles(window) : { p50: 0, p99: 0 };
   const elapsed = (performance.now() - started) / 1000;
-  rows.push([elapsed.toFixed(0), mb(sample), String(requests), ((requests - lastRequests) / (SAMPLE_MS / 1000)).toFixed(0), String(fiveXX), p50.toFixed(1), p99.toFixed(1)]);
+  rows.push([elapsed.toFixed(0), mb(anon.at(-1)!), mb(sample), String(cache.at(-1)!.rows), mb(cache.at(-1)!.bytes), String(requests), ((requests - lastRequests) / (SAMPLE_MS / 1000)).toFixed(0), String(fiveXX), p50.toFixed(1), p99.toFixed(1)]);
   lastRequests = requests;
-  console.error(`[soak] ${elapsed.toFixed(0)} s: RSS ${mb(sample)} MB, ${requests} requests, ${fiveXX} 5xx`);
+  console.error(`[soak] ${elapsed.toFixed(0)} s: RssAnon ${mb(anon.at(-1)!)} MB, RSS ${mb(sample)} MB, ${cache.at(-1)!.rows} rows cached, ${requests} requests, ${fiveXX} 5xx`);
 }
 stop = true;
 await Promise.allSettled(conns);
 await service.stop();
 rmSync(dataDir, { recursive: true, force: true });
 
-const third = Math.max(1, Math.floor(rss.length / 3));
+const third = Math.max(1, Math.floor(anon.length / 3));
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const middle = mean(rss.slice(third, 2 * third));
-const last = mean(rss.slice(-third));
+const middle = mean(anon.slice(third, 2 * third));
+const last = mean(anon.slice(-third));
 const growth = last - middle;
 const flat = growth <= Math.max(0.1 * middle, 16 * 1024 * 1024);
-console.log(`\nsoak (${process.env.STORE ?? "sqlite"} engine): ${MINUTES} min, ${CONNECTIONS} connections, ${requests} requests (${(requests / (MINUTES * 60)).toFixed(0)}/s), ${fiveXX} × 5xx\n`);
-printTable(["t (s)", "RSS (MB)", "requests", "req/s", "5xx", "p50 ms", "p99 ms"], rows);
+console.log(`\nsoak (${process.env.STORE ?? "sqlite"} engine, model ${process.env.EMBEDDING_MODEL ?? "default"}, writes ${WRITES}): ${MINUTES} min, ${CONNECTIONS} connections, ${requests} requests (${(requests / (MINUTES * 60)).toFixed(0)}/s), ${fiveXX} × 5xx\n`);
+printTable(["t (s)", "RssAnon (MB)", "RSS (MB)", "rows cached", "cache accounted (MB)", "requests", "req/s", "5xx", "p50 ms", "p99 ms"], rows);
 console.log(`\nrequests by kind: ${[...byName].sort().map(([k, n]) => `${k} ${n}`).join(", ")}`);
-console.log(`RSS: warm-up end ${mb(rss[third]!)} MB, middle-third mean ${mb(middle)} MB, last-third mean ${mb(last)} MB (${growth >= 0 ? "+" : ""}${mb(growth)} MB): ${flat ? "flat" : "GROWING"}`);
-process.exit(fiveXX === 0 && flat ? 0 : 1);
+console.log(`RssAnon: warm-up end ${mb(anon[third]!)} MB, middle-third mean ${mb(middle)} MB, last-third mean ${mb(last)} MB (${growth >= 0 ? "+" : ""}${mb(growth)} MB, ${((100 * growth) / middle).toFixed(1)}%): ${flat ? "flat" : "GROWING"}`);
+const added = cache.at(-1)!.rows - cache[third]!.rows;
+if (WRITES === "add" && added > 0) {
+  const perRow = (bytes: number) => `${(bytes / added).toFixed(0)} B`;
+  console.log(
+    `from the warm-up's end on, per memory cached (${added} more): RssAnon ${perRow(anon.at(-1)! - anon[third]!)}, the cache's accounting ${perRow(cache.at(-1)!.bytes - cache[third]!.bytes)} (ratio ${((anon.at(-1)! - anon[third]!) / (cache.at(-1)!.bytes - cache[third]!.bytes)).toFixed(2)})`,
+  );
+}
+process.exit(fiveXX === 0 && (flat || WRITES === "add") ? 0 : 1);
