@@ -9,8 +9,8 @@
  * connections (each a loop of requests, one at a time) for the given time. --writes says what the
  * writes do to the live data: `mixed` (default) deletes and bulk deletes among the other requests,
  * about as many as the stores; `replace` deletes the wallet's oldest memories right after each write
- * that added some, as many as it added, so every wallet keeps its size; `add` never deletes, so the
- * memories accumulate. Prints one row per sample (anonymous and whole RSS, the cache's rows and
+ * that added some, as many as it added, so every wallet keeps its size; `add` never deletes and sends
+ * batch stores of 20 as half of its requests, so the memories accumulate. Prints one row per sample (anonymous and whole RSS, the cache's rows and
  * accounted bytes from /metrics on the sqlite engine, requests, rate, 5xx, latency) and whether
  * anonymous RSS is flat: the mean of the last third of the samples within 10% (or 16 MB) of the mean
  * of the middle third (the first third is warm-up); with `add`, the anonymous RSS per memory cached
@@ -63,7 +63,7 @@ function nextRequest(wallet: Wallet): [string, string, string, unknown?] {
   const other = pick(wallet.ids);
   const mix: [string, string, string, unknown?][] = [
     ["store", "POST", "/v1/store", { content: content(), metadata: { tags: ["soak"] } }],
-    ["store batch", "POST", "/v1/store/batch", { memories: Array.from({ length: 5 }, () => ({ content: content() })) }],
+    ["store batch", "POST", "/v1/store/batch", { memories: Array.from({ length: WRITES === "add" ? 20 : 5 }, () => ({ content: content() })) }],
     ["delete", "DELETE", `/v1/memories/${id}`],
     ["bulk delete", "DELETE", "/v1/memories", { ids: wallet.ids.slice(-5) }],
     ["recall", "POST", "/v1/recall", { query: sentence(Math.floor(Math.random() * 500)), limit: 10, include_relations: true }],
@@ -87,8 +87,11 @@ function nextRequest(wallet: Wallet): [string, string, string, unknown?] {
     ["ingest", "POST", "/v1/ingest", { messages: [{ role: "user", content: `${content()} I always use tabs.` }] }],
     ["bad request", "POST", "/v1/store", { content: "x".repeat(9000) }],
   ];
-  // replace: the writes delete right after adding (see connection); add: nothing is deleted
-  return pick(WRITES === "mixed" ? mix : mix.filter(([name]) => name !== "delete" && name !== "bulk delete"));
+  if (WRITES === "mixed") return pick(mix);
+  // replace: the writes delete right after adding (see connection); add: nothing is deleted, and half
+  // the requests are batch stores of 20, so that the memories added outweigh the noise of the heaps
+  const writes = mix.filter(([name]) => name !== "delete" && name !== "bulk delete");
+  return WRITES === "add" && Math.random() < 0.5 ? writes.find(([name]) => name === "store batch")! : pick(writes);
 }
 
 let stop = false;
@@ -186,11 +189,26 @@ console.log(`\nsoak (${process.env.STORE ?? "sqlite"} engine, model ${process.en
 printTable(["t (s)", "RssAnon (MB)", "RSS (MB)", "rows cached", "cache accounted (MB)", "requests", "req/s", "5xx", "p50 ms", "p99 ms"], rows);
 console.log(`\nrequests by kind: ${[...byName].sort().map(([k, n]) => `${k} ${n}`).join(", ")}`);
 console.log(`RssAnon: warm-up end ${mb(anon[third]!)} MB, middle-third mean ${mb(middle)} MB, last-third mean ${mb(last)} MB (${growth >= 0 ? "+" : ""}${mb(growth)} MB, ${((100 * growth) / middle).toFixed(1)}%): ${flat ? "flat" : "GROWING"}`);
-const added = cache.at(-1)!.rows - cache[third]!.rows;
-if (WRITES === "add" && added > 0) {
-  const perRow = (bytes: number) => `${(bytes / added).toFixed(0)} B`;
+if (WRITES === "add") {
+  // least squares over the samples after the warm-up: one reading swings by tens of MB with the
+  // garbage of the requests in flight, more than the memories added between two readings hold
+  const after = (xs: number[]) => xs.slice(third);
+  const rowsAfter = after(cache.map((c) => c.rows));
+  const slope = (ys: number[]) => {
+    const mx = mean(rowsAfter);
+    const my = mean(ys);
+    let num = 0;
+    let den = 0;
+    rowsAfter.forEach((x, i) => {
+      num += (x - mx) * (ys[i]! - my);
+      den += (x - mx) ** 2;
+    });
+    return den > 0 ? num / den : NaN;
+  };
+  const rssPerRow = slope(after(anon));
+  const accountedPerRow = slope(after(cache.map((c) => c.bytes)));
   console.log(
-    `from the warm-up's end on, per memory cached (${added} more): RssAnon ${perRow(anon.at(-1)! - anon[third]!)}, the cache's accounting ${perRow(cache.at(-1)!.bytes - cache[third]!.bytes)} (ratio ${((anon.at(-1)! - anon[third]!) / (cache.at(-1)!.bytes - cache[third]!.bytes)).toFixed(2)})`,
+    `from the warm-up's end on (${rowsAfter.at(-1)! - rowsAfter[0]!} memories more), per memory cached (least-squares slope over the samples): RssAnon ${rssPerRow.toFixed(0)} B, the cache's accounting ${accountedPerRow.toFixed(0)} B (ratio ${(rssPerRow / accountedPerRow).toFixed(2)})`,
   );
 }
 process.exit(fiveXX === 0 && (flat || WRITES === "add") ? 0 : 1);

@@ -31,6 +31,8 @@ export class RssWatch {
   /** what the cache may hold now, by its accounting (≤ allowed) */
   cap: number;
   private baseline: number | null = null;
+  /** the highest reading since the last one under the limit (the limit when under) */
+  private high = 0;
   private lastRead = -Infinity;
   private lastGc = -Infinity;
 
@@ -49,9 +51,12 @@ export class RssWatch {
   }
 
   /**
-   * Reads the process's memory (at most every INTERVAL_MS) and moves the cap: down by what is over
-   * the limit, from what the cache holds (`used`), or up by what is under it. True when it went down
-   * (the caller drops wallets down to it).
+   * Reads the process's memory (at most every INTERVAL_MS) and moves the cap. Under the limit, the
+   * cache may add what is under to what it holds (`used`), up to the budget. Over it, the cap goes
+   * down (from `used`) by what the process grew beyond the limit and beyond its highest reading since
+   * it was last under: memory the allocators keep after wallets were dropped is reused by the next
+   * ones, so a reading that stays over without growing drops nothing more (it would empty the cache
+   * without lowering the memory). True when the cap went down (the caller drops wallets down to it).
    */
   check(used: number): boolean {
     const now = this.clock();
@@ -60,12 +65,16 @@ export class RssWatch {
     const rss = this.read();
     if (rss === null) return false;
     this.baseline ??= rss;
-    const over = rss - (this.baseline + this.allowed);
-    if (over <= 0) {
-      this.cap = Math.min(this.allowed, this.cap - over);
+    const limit = this.baseline + this.allowed;
+    if (rss <= limit) {
+      this.cap = Math.min(this.allowed, used + (limit - rss));
+      this.high = limit;
       return false;
     }
-    this.cap = Math.max(0, Math.min(this.cap, used) - over);
+    const grown = rss - Math.max(limit, this.high);
+    this.high = Math.max(this.high, rss);
+    if (grown <= 0) return false;
+    this.cap = Math.max(0, Math.min(this.cap, used) - grown);
     return true;
   }
 
