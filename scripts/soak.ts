@@ -12,7 +12,7 @@
  * that added some, as many as it added, so every wallet keeps its size; `add` never deletes and sends
  * batch stores of 20 as half of its requests, so the memories accumulate. Prints one row per sample (anonymous and whole RSS, the cache's rows and
  * accounted bytes from /metrics on the sqlite engine, requests, rate, 5xx, latency) and whether
- * anonymous RSS is flat: the mean of the last third of the samples within 10% (or 16 MB) of the mean
+ * anonymous RSS is flat: the mean of the last third of the samples within 10% (or 16 MiB) of the mean
  * of the middle third (the first third is warm-up); with `add`, the anonymous RSS per memory cached
  * from the end of the warm-up on, next to the cache's own accounting per memory. Exits 1 on a 5xx,
  * or on growth unless --writes add (where growth is the point).
@@ -172,7 +172,7 @@ while (performance.now() - started < MINUTES * 60_000) {
   const elapsed = (performance.now() - started) / 1000;
   rows.push([elapsed.toFixed(0), mb(anon.at(-1)!), mb(sample), String(cache.at(-1)!.rows), mb(cache.at(-1)!.bytes), String(requests), ((requests - lastRequests) / (SAMPLE_MS / 1000)).toFixed(0), String(fiveXX), p50.toFixed(1), p99.toFixed(1)]);
   lastRequests = requests;
-  console.error(`[soak] ${elapsed.toFixed(0)} s: RssAnon ${mb(anon.at(-1)!)} MB, RSS ${mb(sample)} MB, ${cache.at(-1)!.rows} rows cached, ${requests} requests, ${fiveXX} 5xx`);
+  console.error(`[soak] ${elapsed.toFixed(0)} s: RssAnon ${mb(anon.at(-1)!)} MiB, RSS ${mb(sample)} MiB, ${cache.at(-1)!.rows} rows cached, ${requests} requests, ${fiveXX} 5xx`);
 }
 stop = true;
 await Promise.allSettled(conns);
@@ -186,9 +186,9 @@ const last = mean(anon.slice(-third));
 const growth = last - middle;
 const flat = growth <= Math.max(0.1 * middle, 16 * 1024 * 1024);
 console.log(`\nsoak (${process.env.STORE ?? "sqlite"} engine, model ${process.env.EMBEDDING_MODEL ?? "default"}, writes ${WRITES}): ${MINUTES} min, ${CONNECTIONS} connections, ${requests} requests (${(requests / (MINUTES * 60)).toFixed(0)}/s), ${fiveXX} × 5xx\n`);
-printTable(["t (s)", "RssAnon (MB)", "RSS (MB)", "rows cached", "cache accounted (MB)", "requests", "req/s", "5xx", "p50 ms", "p99 ms"], rows);
+printTable(["t (s)", "RssAnon (MiB)", "RSS (MiB)", "rows cached", "cache accounted (MiB)", "requests", "req/s", "5xx", "p50 ms", "p99 ms"], rows);
 console.log(`\nrequests by kind: ${[...byName].sort().map(([k, n]) => `${k} ${n}`).join(", ")}`);
-console.log(`RssAnon: warm-up end ${mb(anon[third]!)} MB, middle-third mean ${mb(middle)} MB, last-third mean ${mb(last)} MB (${growth >= 0 ? "+" : ""}${mb(growth)} MB, ${((100 * growth) / middle).toFixed(1)}%): ${flat ? "flat" : "GROWING"}`);
+console.log(`RssAnon: warm-up end ${mb(anon[third]!)} MiB, middle-third mean ${mb(middle)} MiB, last-third mean ${mb(last)} MiB (${growth >= 0 ? "+" : ""}${mb(growth)} MiB, ${((100 * growth) / middle).toFixed(1)}%): ${flat ? "flat" : "GROWING"}`);
 if (WRITES === "add") {
   // least squares over the samples after the warm-up: one reading swings by tens of MB with the
   // garbage of the requests in flight, more than the memories added between two readings hold

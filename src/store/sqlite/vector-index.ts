@@ -277,8 +277,8 @@ export class VectorIndex {
 
   /**
    * Wallets and rows cached, the bytes the budget counts for them and the wallets being loaded (as
-   * of the last request), the budget and what it allows now (rss-watch.ts), and the part of those bytes in slots beyond the rows (for benchmarks and
-   * diagnostics).
+   * of the last request), the budget and what it allows now (rss-watch.ts), and the part of those
+   * bytes in slots beyond the rows (for benchmarks and diagnostics).
    */
   cached(): { users: number; rows: number; bytes: number; maxBytes: number; capBytes: number; spare: number } {
     let rows = 0;
@@ -543,8 +543,9 @@ export class VectorIndex {
   }
 
   /**
-   * Drops least recently used wallets, never `keep`, until the cache is within its budget; false
-   * when it cannot be (`keep` alone is over it, or with the wallets being loaded), and then drops none.
+   * Drops least recently used wallets, never `keep`, until the cache is within its cap (the budget,
+   * or less while the process's memory is over its bound: rss-watch.ts); false when `keep` cannot
+   * fit the budget (alone, or with the wallets being loaded), and then drops none.
    */
   private fitBudget(keep: UserVectors): boolean {
     const pressed = this.budget.watch();
