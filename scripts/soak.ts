@@ -14,7 +14,9 @@
  * accounted bytes from /metrics on the sqlite engine, requests, rate, 5xx, latency) and whether
  * anonymous RSS is flat: the mean of the last third of the samples within 10% (or 16 MiB) of the mean
  * of the middle third (the first third is warm-up); with `add`, the anonymous RSS per memory cached
- * from the end of the warm-up on, next to the cache's own accounting per memory. Exits 1 on a 5xx,
+ * from the end of the warm-up on, next to the cache's own accounting per memory: as a least-squares
+ * slope over the samples, and between two readings after --idle s (default 30) without requests,
+ * at the end of the warm-up (the connections pause) and at the end. Exits 1 on a 5xx,
  * or on growth unless --writes add (where growth is the point).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -25,8 +27,14 @@ import { freePort, sessionFor, startChild } from "./durability-child";
 import { percentiles, printTable, sentence } from "./bench/bench-util";
 
 const { values } = parseArgs({
-  options: { minutes: { type: "string", default: "10" }, connections: { type: "string", default: "64" }, writes: { type: "string", default: "mixed" } },
+  options: {
+    minutes: { type: "string", default: "10" },
+    connections: { type: "string", default: "64" },
+    writes: { type: "string", default: "mixed" },
+    idle: { type: "string", default: "30" },
+  },
 });
+const IDLE_S = Number(values.idle);
 const MINUTES = Number(values.minutes);
 const CONNECTIONS = Number(values.connections);
 const WRITES = values.writes as "mixed" | "replace" | "add";
@@ -100,30 +108,48 @@ let fiveXX = 0;
 const latencies: number[] = [];
 const byName = new Map<string, number>();
 
+/** Set while the connections pause (`--writes add`'s idle reading after the warm-up). */
+let paused: Promise<void> | null = null;
+let inFlight = 0;
+
 async function connection(c: number) {
   const wallet = wallets[c % WALLETS]!;
   while (!stop) {
-    const [name, method, path, body] = nextRequest(wallet);
-    const t0 = performance.now();
-    const res = await fetch(url + path, { method, headers: wallet.headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    latencies.push(performance.now() - t0);
-    requests++;
-    byName.set(name, (byName.get(name) ?? 0) + 1);
-    if (res.status >= 500) {
-      fiveXX++;
-      console.error(`5xx: ${method} ${path} → ${res.status} ${text.slice(0, 200)}`);
+    if (paused) {
+      await paused;
+      continue;
     }
-    if (res.status === 201 && (name === "store" || name === "store batch" || name === "ingest")) {
-      const created = JSON.parse(text) as { id?: string; ids?: string[]; memory_ids?: string[] };
-      const added = (created.ids ?? created.memory_ids ?? (created.id ? [created.id] : [])).filter((x) => !wallet.ids.includes(x));
-      wallet.ids.push(...added);
-      if (WRITES === "replace" && added.length > 0) await replaceOldest(wallet, added.length);
+    inFlight++;
+    try {
+      await oneRequest(wallet);
+    } finally {
+      inFlight--;
     }
-    if (name === "delete" || name === "bulk delete") {
-      const gone = new Set(name === "delete" ? [path.split("/").pop()!] : wallet.ids.slice(-5));
-      if (wallet.ids.length > gone.size + 10) wallet.ids = wallet.ids.filter((x) => !gone.has(x));
-    }
+  }
+}
+
+/** One request of the mix, and what it changes in the wallet's ids. */
+async function oneRequest(wallet: Wallet) {
+  const [name, method, path, body] = nextRequest(wallet);
+  const t0 = performance.now();
+  const res = await fetch(url + path, { method, headers: wallet.headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  latencies.push(performance.now() - t0);
+  requests++;
+  byName.set(name, (byName.get(name) ?? 0) + 1);
+  if (res.status >= 500) {
+    fiveXX++;
+    console.error(`5xx: ${method} ${path} → ${res.status} ${text.slice(0, 200)}`);
+  }
+  if (res.status === 201 && (name === "store" || name === "store batch" || name === "ingest")) {
+    const created = JSON.parse(text) as { id?: string; ids?: string[]; memory_ids?: string[] };
+    const added = (created.ids ?? created.memory_ids ?? (created.id ? [created.id] : [])).filter((x) => !wallet.ids.includes(x));
+    wallet.ids.push(...added);
+    if (WRITES === "replace" && added.length > 0) await replaceOldest(wallet, added.length);
+  }
+  if (name === "delete" || name === "bulk delete") {
+    const gone = new Set(name === "delete" ? [path.split("/").pop()!] : wallet.ids.slice(-5));
+    if (wallet.ids.length > gone.size + 10) wallet.ids = wallet.ids.filter((x) => !gone.has(x));
   }
 }
 
@@ -149,6 +175,14 @@ async function cacheReading(): Promise<{ rows: number; bytes: number }> {
   return { rows, bytes };
 }
 
+/** RssAnon and the cache after the requests under way have ended and IDLE_S s without any. */
+async function idleReading(): Promise<{ anon: number; rows: number; bytes: number }> {
+  while (inFlight > 0) await Bun.sleep(50);
+  await Bun.sleep(IDLE_S * 1000);
+  return { anon: rssAnon(), ...(await cacheReading()) };
+}
+let warmedIdle: Awaited<ReturnType<typeof idleReading>> | null = null;
+
 const rows: string[][] = [];
 const rss: number[] = [];
 const anon: number[] = [];
@@ -172,10 +206,19 @@ while (performance.now() - started < MINUTES * 60_000) {
   const elapsed = (performance.now() - started) / 1000;
   rows.push([elapsed.toFixed(0), mb(anon.at(-1)!), mb(sample), String(cache.at(-1)!.rows), mb(cache.at(-1)!.bytes), String(requests), ((requests - lastRequests) / (SAMPLE_MS / 1000)).toFixed(0), String(fiveXX), p50.toFixed(1), p99.toFixed(1)]);
   lastRequests = requests;
+  if (WRITES === "add" && !warmedIdle && elapsed >= (MINUTES * 60) / 3) {
+    let resume = () => {};
+    paused = new Promise((done) => (resume = done));
+    console.error(`[soak] warm-up over: pausing the connections for an idle reading (${IDLE_S} s)`);
+    warmedIdle = await idleReading();
+    paused = null;
+    resume();
+  }
   console.error(`[soak] ${elapsed.toFixed(0)} s: RssAnon ${mb(anon.at(-1)!)} MiB, RSS ${mb(sample)} MiB, ${cache.at(-1)!.rows} rows cached, ${requests} requests, ${fiveXX} 5xx`);
 }
 stop = true;
 await Promise.allSettled(conns);
+const endIdle = WRITES === "add" ? await idleReading() : null;
 await service.stop();
 rmSync(dataDir, { recursive: true, force: true });
 
@@ -210,5 +253,12 @@ if (WRITES === "add") {
   console.log(
     `from the warm-up's end on (${rowsAfter.at(-1)! - rowsAfter[0]!} memories more), per memory cached (least-squares slope over the samples): RssAnon ${rssPerRow.toFixed(0)} B, the cache's accounting ${accountedPerRow.toFixed(0)} B (ratio ${(rssPerRow / accountedPerRow).toFixed(2)})`,
   );
+  if (warmedIdle && endIdle) {
+    const added = endIdle.rows - warmedIdle.rows;
+    const perRow = (a: number, b: number) => (b - a) / added;
+    console.log(
+      `after ${IDLE_S} s idle: warm-up end RssAnon ${mb(warmedIdle.anon)} MiB with ${warmedIdle.rows} memories cached (${mb(warmedIdle.bytes)} MiB accounted), end ${mb(endIdle.anon)} MiB with ${endIdle.rows} (${mb(endIdle.bytes)} MiB): per memory added, RssAnon ${perRow(warmedIdle.anon, endIdle.anon).toFixed(0)} B, the cache's accounting ${perRow(warmedIdle.bytes, endIdle.bytes).toFixed(0)} B (ratio ${((endIdle.anon - warmedIdle.anon) / (endIdle.bytes - warmedIdle.bytes)).toFixed(2)})`,
+    );
+  }
 }
 process.exit(fiveXX === 0 && (flat || WRITES === "add") ? 0 : 1);
