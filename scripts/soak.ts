@@ -2,25 +2,43 @@
  * Bounded soak: 64 connections mixing every endpoint against a locally started service
  * (127.0.0.1 only), RSS sampled every 10 s.
  *
- *   bun scripts/soak.ts [--minutes 10] [--connections 64]
+ *   bun scripts/soak.ts [--minutes 10] [--connections 64] [--writes mixed|replace|add]
  *   STORE=redis REDIS_URL=redis://127.0.0.1:6379 bun scripts/soak.ts   (Redis engine: the service keeps its data there)
  *
  * Starts `bun scripts/start.ts` on a fresh data dir, seeds each of 8 wallets, then runs the
- * connections (each a loop of requests, one at a time) for the given time. Deletes keep up with
- * stores so the live data stays bounded. Prints one row per sample (RSS, requests, rate, 5xx,
- * latency) and whether RSS is flat: the mean of the last third of the samples within 10% (or
- * 16 MB) of the mean of the middle third (the first third is warm-up). Exits 1 on a 5xx or growth.
+ * connections (each a loop of requests, one at a time) for the given time. --writes says what the
+ * writes do to the live data: `mixed` (default) deletes and bulk deletes among the other requests,
+ * about as many as the stores; `replace` deletes the wallet's oldest memories right after each write
+ * that added some, as many as it added, so every wallet keeps its size; `add` never deletes and sends
+ * batch stores of 20 as half of its requests, so the memories accumulate. Prints one row per sample (anonymous and whole RSS, the cache's rows and
+ * accounted bytes from /metrics on the sqlite engine, requests, rate, 5xx, latency) and whether
+ * anonymous RSS is flat: the mean of the last third of the samples within 10% (or 16 MiB) of the mean
+ * of the middle third (the first third is warm-up); with `add`, the anonymous RSS per memory cached
+ * from the end of the warm-up on, next to the cache's own accounting per memory: as a least-squares
+ * slope over the samples, and between two readings after --idle s (default 30) without requests,
+ * at the end of the warm-up (the connections pause) and at the end. Exits 1 on a 5xx,
+ * or on growth unless --writes add (where growth is the point).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { freePort, sessionFor, startChild } from "./durability-child";
 import { percentiles, printTable, sentence } from "./bench/bench-util";
 
-const { values } = parseArgs({ options: { minutes: { type: "string", default: "10" }, connections: { type: "string", default: "64" } } });
+const { values } = parseArgs({
+  options: {
+    minutes: { type: "string", default: "10" },
+    connections: { type: "string", default: "64" },
+    writes: { type: "string", default: "mixed" },
+    idle: { type: "string", default: "30" },
+  },
+});
+const IDLE_S = Number(values.idle);
 const MINUTES = Number(values.minutes);
 const CONNECTIONS = Number(values.connections);
+const WRITES = values.writes as "mixed" | "replace" | "add";
+if (!["mixed", "replace", "add"].includes(WRITES)) throw new Error(`--writes is mixed, replace or add; got ${values.writes}`);
 const SAMPLE_MS = 10_000;
 const WALLETS = 8;
 
@@ -53,7 +71,7 @@ function nextRequest(wallet: Wallet): [string, string, string, unknown?] {
   const other = pick(wallet.ids);
   const mix: [string, string, string, unknown?][] = [
     ["store", "POST", "/v1/store", { content: content(), metadata: { tags: ["soak"] } }],
-    ["store batch", "POST", "/v1/store/batch", { memories: Array.from({ length: 5 }, () => ({ content: content() })) }],
+    ["store batch", "POST", "/v1/store/batch", { memories: Array.from({ length: WRITES === "add" ? 20 : 5 }, () => ({ content: content() })) }],
     ["delete", "DELETE", `/v1/memories/${id}`],
     ["bulk delete", "DELETE", "/v1/memories", { ids: wallet.ids.slice(-5) }],
     ["recall", "POST", "/v1/recall", { query: sentence(Math.floor(Math.random() * 500)), limit: 10, include_relations: true }],
@@ -77,7 +95,11 @@ function nextRequest(wallet: Wallet): [string, string, string, unknown?] {
     ["ingest", "POST", "/v1/ingest", { messages: [{ role: "user", content: `${content()} I always use tabs.` }] }],
     ["bad request", "POST", "/v1/store", { content: "x".repeat(9000) }],
   ];
-  return pick(mix);
+  if (WRITES === "mixed") return pick(mix);
+  // replace: the writes delete right after adding (see connection); add: nothing is deleted, and half
+  // the requests are batch stores of 20, so that the memories added outweigh the noise of the heaps
+  const writes = mix.filter(([name]) => name !== "delete" && name !== "bulk delete");
+  return WRITES === "add" && Math.random() < 0.5 ? writes.find(([name]) => name === "store batch")! : pick(writes);
 }
 
 let stop = false;
@@ -86,63 +108,157 @@ let fiveXX = 0;
 const latencies: number[] = [];
 const byName = new Map<string, number>();
 
+/** Set while the connections pause (`--writes add`'s idle reading after the warm-up). */
+let paused: Promise<void> | null = null;
+let inFlight = 0;
+
 async function connection(c: number) {
   const wallet = wallets[c % WALLETS]!;
   while (!stop) {
-    const [name, method, path, body] = nextRequest(wallet);
-    const t0 = performance.now();
-    const res = await fetch(url + path, { method, headers: wallet.headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    latencies.push(performance.now() - t0);
-    requests++;
-    byName.set(name, (byName.get(name) ?? 0) + 1);
-    if (res.status >= 500) {
-      fiveXX++;
-      console.error(`5xx: ${method} ${path} → ${res.status} ${text.slice(0, 200)}`);
+    if (paused) {
+      await paused;
+      continue;
     }
-    if (res.status === 201 && (name === "store" || name === "store batch" || name === "ingest")) {
-      const created = JSON.parse(text) as { id?: string; ids?: string[]; memory_ids?: string[] };
-      wallet.ids.push(...(created.ids ?? created.memory_ids ?? (created.id ? [created.id] : [])));
-    }
-    if (name === "delete" || name === "bulk delete") {
-      const gone = new Set(name === "delete" ? [path.split("/").pop()!] : wallet.ids.slice(-5));
-      if (wallet.ids.length > gone.size + 10) wallet.ids = wallet.ids.filter((x) => !gone.has(x));
+    inFlight++;
+    try {
+      await oneRequest(wallet);
+    } finally {
+      inFlight--;
     }
   }
 }
 
+/** One request of the mix, and what it changes in the wallet's ids. */
+async function oneRequest(wallet: Wallet) {
+  const [name, method, path, body] = nextRequest(wallet);
+  const t0 = performance.now();
+  const res = await fetch(url + path, { method, headers: wallet.headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  latencies.push(performance.now() - t0);
+  requests++;
+  byName.set(name, (byName.get(name) ?? 0) + 1);
+  if (res.status >= 500) {
+    fiveXX++;
+    console.error(`5xx: ${method} ${path} → ${res.status} ${text.slice(0, 200)}`);
+  }
+  if (res.status === 201 && (name === "store" || name === "store batch" || name === "ingest")) {
+    const created = JSON.parse(text) as { id?: string; ids?: string[]; memory_ids?: string[] };
+    const added = (created.ids ?? created.memory_ids ?? (created.id ? [created.id] : [])).filter((x) => !wallet.ids.includes(x));
+    wallet.ids.push(...added);
+    if (WRITES === "replace" && added.length > 0) await replaceOldest(wallet, added.length);
+  }
+  if (name === "delete" || name === "bulk delete") {
+    const gone = new Set(name === "delete" ? [path.split("/").pop()!] : wallet.ids.slice(-5));
+    if (wallet.ids.length > gone.size + 10) wallet.ids = wallet.ids.filter((x) => !gone.has(x));
+  }
+}
+
+/** Deletes the wallet's `n` oldest memories (one bulk delete): what `--writes replace` does after each write. */
+async function replaceOldest(wallet: Wallet, n: number): Promise<void> {
+  const oldest = wallet.ids.splice(0, n);
+  const res = await fetch(`${url}/v1/memories`, { method: "DELETE", headers: wallet.headers, body: JSON.stringify({ ids: oldest }) });
+  await res.text();
+  requests++;
+  byName.set("replace (bulk delete)", (byName.get("replace (bulk delete)") ?? 0) + 1);
+  if (res.status >= 500) fiveXX++;
+}
+
+/** The service's anonymous RSS (RssAnon): what it holds, without the database file's mapped pages. */
+const rssAnon = () => Number(/^RssAnon:\s+(\d+) kB/m.exec(readFileSync(`/proc/${service.pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+
+/** The cache's rows and accounted bytes (/metrics; zeros on the Redis engine). */
+async function cacheReading(): Promise<{ rows: number; bytes: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const rows = Number(/^engram_cache_rows (\S+)$/m.exec(text)?.[1] ?? 0);
+  let bytes = 0;
+  for (const m of text.matchAll(/^engram_cache_bytes\{part="\w+"\} (\S+)$/gm)) bytes += Number(m[1]);
+  return { rows, bytes };
+}
+
+/** RssAnon and the cache after the requests under way have ended and IDLE_S s without any. */
+async function idleReading(): Promise<{ anon: number; rows: number; bytes: number }> {
+  while (inFlight > 0) await Bun.sleep(50);
+  await Bun.sleep(IDLE_S * 1000);
+  return { anon: rssAnon(), ...(await cacheReading()) };
+}
+let warmedIdle: Awaited<ReturnType<typeof idleReading>> | null = null;
+
 const rows: string[][] = [];
 const rss: number[] = [];
+const anon: number[] = [];
+const cache: { rows: number; bytes: number }[] = [];
 const started = performance.now();
 const conns = Array.from({ length: CONNECTIONS }, (_, c) => connection(c));
 let lastRequests = 0;
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 rss.push(service.rssBytes());
-rows.push(["0", mb(rss[0]!), "0", "-", "0", "-", "-"]);
+anon.push(rssAnon());
+cache.push(await cacheReading());
+rows.push(["0", mb(anon[0]!), mb(rss[0]!), String(cache[0]!.rows), mb(cache[0]!.bytes), "0", "-", "0", "-", "-"]);
 while (performance.now() - started < MINUTES * 60_000) {
   await Bun.sleep(Math.min(SAMPLE_MS, MINUTES * 60_000 - (performance.now() - started)));
   const sample = service.rssBytes();
   rss.push(sample);
+  anon.push(rssAnon());
+  cache.push(await cacheReading());
   const window = latencies.splice(0);
   const { p50, p99 } = window.length ? percentiles(window) : { p50: 0, p99: 0 };
   const elapsed = (performance.now() - started) / 1000;
-  rows.push([elapsed.toFixed(0), mb(sample), String(requests), ((requests - lastRequests) / (SAMPLE_MS / 1000)).toFixed(0), String(fiveXX), p50.toFixed(1), p99.toFixed(1)]);
+  rows.push([elapsed.toFixed(0), mb(anon.at(-1)!), mb(sample), String(cache.at(-1)!.rows), mb(cache.at(-1)!.bytes), String(requests), ((requests - lastRequests) / (SAMPLE_MS / 1000)).toFixed(0), String(fiveXX), p50.toFixed(1), p99.toFixed(1)]);
   lastRequests = requests;
-  console.error(`[soak] ${elapsed.toFixed(0)} s: RSS ${mb(sample)} MB, ${requests} requests, ${fiveXX} 5xx`);
+  if (WRITES === "add" && !warmedIdle && elapsed >= (MINUTES * 60) / 3) {
+    let resume = () => {};
+    paused = new Promise((done) => (resume = done));
+    console.error(`[soak] warm-up over: pausing the connections for an idle reading (${IDLE_S} s)`);
+    warmedIdle = await idleReading();
+    paused = null;
+    resume();
+  }
+  console.error(`[soak] ${elapsed.toFixed(0)} s: RssAnon ${mb(anon.at(-1)!)} MiB, RSS ${mb(sample)} MiB, ${cache.at(-1)!.rows} rows cached, ${requests} requests, ${fiveXX} 5xx`);
 }
 stop = true;
 await Promise.allSettled(conns);
+const endIdle = WRITES === "add" ? await idleReading() : null;
 await service.stop();
 rmSync(dataDir, { recursive: true, force: true });
 
-const third = Math.max(1, Math.floor(rss.length / 3));
+const third = Math.max(1, Math.floor(anon.length / 3));
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const middle = mean(rss.slice(third, 2 * third));
-const last = mean(rss.slice(-third));
+const middle = mean(anon.slice(third, 2 * third));
+const last = mean(anon.slice(-third));
 const growth = last - middle;
 const flat = growth <= Math.max(0.1 * middle, 16 * 1024 * 1024);
-console.log(`\nsoak (${process.env.STORE ?? "sqlite"} engine): ${MINUTES} min, ${CONNECTIONS} connections, ${requests} requests (${(requests / (MINUTES * 60)).toFixed(0)}/s), ${fiveXX} × 5xx\n`);
-printTable(["t (s)", "RSS (MB)", "requests", "req/s", "5xx", "p50 ms", "p99 ms"], rows);
+console.log(`\nsoak (${process.env.STORE ?? "sqlite"} engine, model ${process.env.EMBEDDING_MODEL ?? "default"}, writes ${WRITES}): ${MINUTES} min, ${CONNECTIONS} connections, ${requests} requests (${(requests / (MINUTES * 60)).toFixed(0)}/s), ${fiveXX} × 5xx\n`);
+printTable(["t (s)", "RssAnon (MiB)", "RSS (MiB)", "rows cached", "cache accounted (MiB)", "requests", "req/s", "5xx", "p50 ms", "p99 ms"], rows);
 console.log(`\nrequests by kind: ${[...byName].sort().map(([k, n]) => `${k} ${n}`).join(", ")}`);
-console.log(`RSS: warm-up end ${mb(rss[third]!)} MB, middle-third mean ${mb(middle)} MB, last-third mean ${mb(last)} MB (${growth >= 0 ? "+" : ""}${mb(growth)} MB): ${flat ? "flat" : "GROWING"}`);
-process.exit(fiveXX === 0 && flat ? 0 : 1);
+console.log(`RssAnon: warm-up end ${mb(anon[third]!)} MiB, middle-third mean ${mb(middle)} MiB, last-third mean ${mb(last)} MiB (${growth >= 0 ? "+" : ""}${mb(growth)} MiB, ${((100 * growth) / middle).toFixed(1)}%): ${flat ? "flat" : "GROWING"}`);
+if (WRITES === "add") {
+  // least squares over the samples after the warm-up: one reading swings by tens of MB with the
+  // garbage of the requests in flight, more than the memories added between two readings hold
+  const after = (xs: number[]) => xs.slice(third);
+  const rowsAfter = after(cache.map((c) => c.rows));
+  const slope = (ys: number[]) => {
+    const mx = mean(rowsAfter);
+    const my = mean(ys);
+    let num = 0;
+    let den = 0;
+    rowsAfter.forEach((x, i) => {
+      num += (x - mx) * (ys[i]! - my);
+      den += (x - mx) ** 2;
+    });
+    return den > 0 ? num / den : NaN;
+  };
+  const rssPerRow = slope(after(anon));
+  const accountedPerRow = slope(after(cache.map((c) => c.bytes)));
+  console.log(
+    `from the warm-up's end on (${rowsAfter.at(-1)! - rowsAfter[0]!} memories more), per memory cached (least-squares slope over the samples): RssAnon ${rssPerRow.toFixed(0)} B, the cache's accounting ${accountedPerRow.toFixed(0)} B (ratio ${(rssPerRow / accountedPerRow).toFixed(2)})`,
+  );
+  if (warmedIdle && endIdle) {
+    const added = endIdle.rows - warmedIdle.rows;
+    const perRow = (a: number, b: number) => (b - a) / added;
+    console.log(
+      `after ${IDLE_S} s idle: warm-up end RssAnon ${mb(warmedIdle.anon)} MiB with ${warmedIdle.rows} memories cached (${mb(warmedIdle.bytes)} MiB accounted), end ${mb(endIdle.anon)} MiB with ${endIdle.rows} (${mb(endIdle.bytes)} MiB): per memory added, RssAnon ${perRow(warmedIdle.anon, endIdle.anon).toFixed(0)} B, the cache's accounting ${perRow(warmedIdle.bytes, endIdle.bytes).toFixed(0)} B (ratio ${((endIdle.anon - warmedIdle.anon) / (endIdle.bytes - warmedIdle.bytes)).toFixed(2)})`,
+    );
+  }
+}
+process.exit(fiveXX === 0 && (flat || WRITES === "add") ? 0 : 1);

@@ -2,7 +2,7 @@
  * The embedded engine's cache within its byte budget (CACHE_MAX_MB), through the HTTP API: with more
  * wallets than the budget holds, the cache's accounted bytes never exceed it, wallets dropped from
  * it load again from the database and answer search, recall and list as before, and no wallet ever
- * sees another's memories.
+ * sees another's memories. (How the process's memory lowers the budget is test/unit/rss-watch.test.ts.)
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadConfig } from "../src/config";
@@ -53,8 +53,11 @@ afterAll(() => service?.stop());
 
 test("the budget is read from CACHE_MAX_MB and holds fewer wallets than were written", () => {
   expect(index.cached().maxBytes).toBe(BUDGET);
+  // the test process grows by far more than 1 MiB beyond its first load: the process's memory has
+  // lowered what the cache may hold (rss-watch.ts), down to the last wallet used
+  expect(index.cached().capBytes).toBeLessThanOrEqual(BUDGET);
   expect(index.cached().users).toBeLessThan(WALLETS);
-  expect(index.cached().users).toBeGreaterThan(1);
+  expect(index.cached().users).toBeGreaterThanOrEqual(1);
 });
 
 test("every wallet answers search, recall and list from its own memories, dropped from the cache or not, within the budget", async () => {

@@ -214,6 +214,8 @@ async function settle(label: string): Promise<{ anon: number; probe: ProbeAnswer
 interface CacheScrape {
   wallets: number;
   rows: number;
+  /** what the cache may hold now (lower than the budget while the process's memory is over its bound) */
+  cap: number;
   bytes: Record<string, number>;
 }
 
@@ -223,7 +225,7 @@ async function scrapeCache(): Promise<CacheScrape> {
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
   const bytes: Record<string, number> = {};
   for (const m of text.matchAll(/^engram_cache_bytes\{part="(\w+)"\} (\S+)$/gm)) bytes[m[1]!] = Number(m[2]);
-  return { wallets: value("engram_cache_wallets"), rows: value("engram_cache_rows"), bytes };
+  return { wallets: value("engram_cache_wallets"), rows: value("engram_cache_rows"), cap: value("engram_cache_cap_bytes"), bytes };
 }
 
 // ---- the run ----
@@ -276,7 +278,7 @@ const cacheBytes = (c: CacheScrape) => sum(c.bytes);
 const perWallet = (a: number, b: number) => `${kib((a - b) / wallets)} KiB`;
 console.log(`\n${wallets.toLocaleString("en")} wallets × ${memories} memories (${stored.toLocaleString("en")} stored), model ${BENCH_MODEL}, CACHE_MAX_MB ${budget / 2 ** 20}${args["cache-mb"] ? "" : " (default)"}, auth ${args.auth}, ${concurrency} clients, idle ${idle} s before each reading; written in ${(writeSeconds / 60).toFixed(1)} min, whole run ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
 printTable(
-  ["reading (MiB)", "RssAnon", "cache accounted (/metrics)", "wallets cached", "main JS heap live / held", "of which typed arrays' storage", "mimalloc in use (Bun, JS heaps, SQLite)", "mimalloc in use beyond the main JS heap", "glibc malloc in use / held (onnxruntime)", "LazyFree"],
+  ["reading (MiB)", "RssAnon", "cache accounted (/metrics)", "cache cap", "wallets cached", "main JS heap live / held", "of which typed arrays' storage", "mimalloc in use (Bun, JS heaps, SQLite)", "mimalloc in use beyond the main JS heap", "glibc malloc in use / held (onnxruntime)", "LazyFree"],
   [
     ["service started", start],
     [`after ${warmup} warm-up wallets`, before],
@@ -288,6 +290,7 @@ printTable(
       label as string,
       mib(anon),
       mib(cacheBytes(cache)),
+      mib(cache.cap),
       String(cache.wallets),
       `${mib(p.jsc.heapSize)} / ${mib(p.jsc.heapCapacity)}`,
       mib(p.jsc.extraMemorySize),

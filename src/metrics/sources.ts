@@ -8,6 +8,8 @@ export interface CacheStats {
   rows: number;
   /** approximate bytes, by part of the cache */
   bytes: Record<string, number>;
+  /** what the cache may hold now: its budget, or less while the process's memory is over its bound */
+  capBytes: number;
 }
 
 /** What an embedder reports of its queue (the worker embedder does: WorkerEmbedder.stats). */
@@ -84,6 +86,15 @@ new Gauge({
     for (const cache of caches.keys()) {
       for (const [part, bytes] of Object.entries(cache.cacheStats().bytes)) this.inc({ part }, bytes);
     }
+  },
+});
+
+new Gauge({
+  name: "engram_cache_cap_bytes",
+  help: "Bytes the embedded engine's search cache may hold now: CACHE_MAX_MB, or less while the process's anonymous memory is beyond its baseline plus CACHE_MAX_MB",
+  registers: [registry],
+  collect() {
+    this.set(sum(caches, (c) => c.cacheStats().capBytes));
   },
 });
 

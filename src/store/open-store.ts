@@ -13,7 +13,8 @@ export async function openStore(config: Pick<Config, "STORE" | "DATA_DIR" | "RED
       // service processes as cores its hand-offs are overhead (100k memories, 2 cores, WORKERS=2:
       // 888–897 recalls/s with it, 966–999 without; docs/performance.md › Scan thread).
       const offloadMinRows = availableParallelism() > config.WORKERS ? undefined : Infinity;
-      return new SqliteStore(config.DATA_DIR, { vectorIndex: { maxCachedBytes, offloadMinRows } });
+      // the budget bounds the process's memory, not only the cache's accounting (rss-watch.ts)
+      return new SqliteStore(config.DATA_DIR, { vectorIndex: { maxCachedBytes, offloadMinRows, boundRss: true } });
     }
     case "redis":
       return RedisStore.connect(config.REDIS_URL, { keyPrefix: "engram:", waitReplicas: config.REDIS_WAIT_REPLICAS });

@@ -1,4 +1,5 @@
 import { leastBytes, type UserVectors } from "./wallet-cache";
+import type { RssWatch } from "./rss-watch";
 
 /** Wallets remembered as too large for the budget at most (forgotten all at once beyond). */
 const MAX_OVERSIZED = 10_000;
@@ -8,6 +9,10 @@ const MAX_OVERSIZED = 10_000;
  * cached or loading wallet (UserVectors.bytes() when it last looked), their sum, and the wallets
  * found too large to cache alone. Which wallets go when the sum is over is the index's choice
  * (the least recently used).
+ *
+ * With an RssWatch, the sum is held below its cap too, which the process's anonymous memory lowers
+ * when it goes beyond its baseline plus `max` (rss-watch.ts): `max` then bounds the process's growth,
+ * not only the cache's accounting. Whether a wallet fits at all is judged against `max` alone.
  */
 export class CacheBudget {
   private charged = new WeakMap<UserVectors, number>();
@@ -16,10 +21,28 @@ export class CacheBudget {
   /** wallets found too large to cache alone → their rows then (tried again with fewer) */
   private readonly oversized = new Map<string, number>();
 
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    private readonly rss: RssWatch | null = null,
+  ) {}
+
+  /** What the wallets may hold together now (≤ max). */
+  get cap(): number {
+    return this.rss ? Math.min(this.max, this.rss.cap) : this.max;
+  }
 
   get over(): boolean {
-    return this.used > this.max;
+    return this.used > this.cap;
+  }
+
+  /** Reads the process's memory when it is time to (true when the cap went down); see RssWatch. */
+  watch(): boolean {
+    return this.rss?.check(this.used) ?? false;
+  }
+
+  /** Wallets were dropped for the process's memory (RssWatch.dropped). */
+  dropped(): void {
+    this.rss?.dropped();
   }
 
   /** Brings the wallet's charge up to date (its bytes change as rows come and go, and with reads). */
@@ -63,5 +86,6 @@ export class CacheBudget {
     this.charged = new WeakMap();
     this.used = 0;
     this.oversized.clear();
+    this.rss?.reset();
   }
 }

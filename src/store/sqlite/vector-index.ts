@@ -8,6 +8,7 @@ import { byDistance } from "./top-k";
 import { vectorIndexCounters } from "./vector-counters";
 import { asFloats, ROW_COLUMNS, unit, UserVectors, type CacheBytes, type IndexedRow, type Neighbour } from "./wallet-cache";
 import { CacheBudget } from "./cache-budget";
+import { RssWatch } from "./rss-watch";
 
 export { vectorIndexCounters } from "./vector-counters";
 export type { CacheBytes, Neighbour } from "./wallet-cache";
@@ -20,6 +21,12 @@ export interface VectorIndexOptions {
    * it). Default 1 GiB (the service sets CACHE_MAX_MB).
    */
   maxCachedBytes?: number;
+  /**
+   * Also hold the process's anonymous memory within its level at the first load plus
+   * maxCachedBytes, by dropping wallets (rss-watch.ts); the service does. An RssWatch given here is
+   * used as is (tests read a made-up memory).
+   */
+  boundRss?: boolean | RssWatch;
   /**
    * Users with at most this many active rows are loaded synchronously on their first search
    * (default 4,096, ~55 ms at 100-d); larger ones are loaded in the background in chunks while
@@ -107,7 +114,9 @@ export class VectorIndex {
     private readonly db: Database,
     options: VectorIndexOptions = {},
   ) {
-    this.budget = new CacheBudget(options.maxCachedBytes ?? 2 ** 30);
+    const max = options.maxCachedBytes ?? 2 ** 30;
+    const rss = options.boundRss instanceof RssWatch ? options.boundRss : options.boundRss ? new RssWatch(max) : null;
+    this.budget = new CacheBudget(max, rss);
     this.syncLoadMaxRows = options.syncLoadMaxRows ?? 4_096;
     this.loadChunkRows = Math.max(1, options.loadChunkRows ?? 1_024);
     this.offloadMinRows = options.offloadMinRows ?? OFFLOAD_MIN_ROWS;
@@ -268,17 +277,17 @@ export class VectorIndex {
 
   /**
    * Wallets and rows cached, the bytes the budget counts for them and the wallets being loaded (as
-   * of the last request), and the part of those bytes in slots beyond the rows (for benchmarks and
-   * diagnostics).
+   * of the last request), the budget and what it allows now (rss-watch.ts), and the part of those
+   * bytes in slots beyond the rows (for benchmarks and diagnostics).
    */
-  cached(): { users: number; rows: number; bytes: number; maxBytes: number; spare: number } {
+  cached(): { users: number; rows: number; bytes: number; maxBytes: number; capBytes: number; spare: number } {
     let rows = 0;
     let spare = 0;
     for (const user of this.users.values()) {
       rows += user.size;
       spare += user.spare();
     }
-    return { users: this.users.size, rows, bytes: this.budget.used, maxBytes: this.budget.max, spare };
+    return { users: this.users.size, rows, bytes: this.budget.used, maxBytes: this.budget.max, capBytes: this.budget.cap, spare };
   }
 
   /** Resolves once every background load under way has completed or been discarded (for tests and benchmarks). */
@@ -534,18 +543,22 @@ export class VectorIndex {
   }
 
   /**
-   * Drops least recently used wallets, never `keep`, until the cache is within its budget; false
-   * when it cannot be (`keep` alone is over it, or with the wallets being loaded), and then drops none.
+   * Drops least recently used wallets, never `keep`, until the cache is within its cap (the budget,
+   * or less while the process's memory is over its bound: rss-watch.ts); false when `keep` cannot
+   * fit the budget (alone, or with the wallets being loaded), and then drops none.
    */
   private fitBudget(keep: UserVectors): boolean {
+    const pressed = this.budget.watch();
     if (!this.budget.over) return true;
     let loadingBytes = 0;
     for (const { user } of this.loading.values()) loadingBytes += user === keep ? 0 : this.budget.chargeOf(user);
     if (this.budget.chargeOf(keep) + loadingBytes > this.budget.max) return false;
+    // below the accounting's bound (the process's memory lowered the cap) `keep` stays even alone over the cap
     for (const [userId, user] of this.users) {
       if (!this.budget.over) break;
       if (user !== keep) this.dropWallet(userId, user, "evicted");
     }
+    if (pressed) this.budget.dropped();
     return true;
   }
 
