@@ -17,12 +17,11 @@
  * servers on this machine. CPU time is what a loaded machine distorts least.
  */
 import { parseArgs } from "node:util";
-import { newMemory } from "../../src/domain/memory.ts";
 import { queryTerms } from "../../src/domain/text.ts";
 import type { MemoryStore } from "../../src/domain/store-port.ts";
 import { RedisStore } from "../../src/store/redis/redis-store.ts";
 import { percentiles, printTable } from "./bench-util.ts";
-import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
+import { fillRandomVectors, prng, syntheticQuery } from "./synthetic.ts";
 import { connectRedis } from "../../src/store/redis/client.ts";
 import { readFileSync } from "node:fs";
 
@@ -55,14 +54,7 @@ for (const { label, url } of deployments) {
   await store.bindEmbeddingModel({ id: "search-bench", dimension: dim });
   const rng = prng(1);
   for (const userId of users) {
-    for (let done = 0; done < perWallet; done += 500) {
-      const batch = Array.from({ length: Math.min(500, perWallet - done) }, () => {
-        const s = syntheticMemory(rng);
-        const memory = newMemory({ user_id: userId, content: s.content, namespace: s.namespace, memory_type: s.memory_type, importance: s.importance }, new Date(now - s.age_ms).toISOString());
-        return { memory, embedding: Float32Array.from({ length: dim }, () => rng() - 0.5), content_hash: memory.id };
-      });
-      await store.insertMemories(batch);
-    }
+    await fillRandomVectors(store, userId, perWallet, dim, rng, now);
     process.stderr.write(`\r[search] ${label}: wallet ${users.indexOf(userId) + 1}/${walletCount} written`);
   }
   process.stderr.write("\n");

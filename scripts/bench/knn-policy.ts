@@ -13,14 +13,13 @@
  * wallet's share as the policy computes it, and what FT.INFO and the count query cost (p50 of 20). The prefix is removed afterwards.
  */
 import { parseArgs } from "node:util";
-import { newMemory } from "../../src/domain/memory.ts";
 import { RedisStore } from "../../src/store/redis/redis-store.ts";
 import { connectRedis } from "../../src/store/redis/client.ts";
 import { Keys } from "../../src/store/redis/keys.ts";
 import { knnQuery, memoryFilterQuery, tagAnyOf } from "../../src/store/redis/query.ts";
 import { vectorBlob } from "../../src/store/redis/memory-doc.ts";
 import { percentiles, printTable } from "./bench-util.ts";
-import { prng, syntheticMemory } from "./synthetic.ts";
+import { fillRandomVectors, prng } from "./synthetic.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -49,15 +48,7 @@ for (const url of args.url) {
     const wallets: [string, number][] = [[main, Number(args.memories)], ...Array.from({ length: Number(args.others) }, () => [crypto.randomUUID(), Number(args["other-memories"])] as [string, number])];
     const rng = prng(1);
     for (const [userId, count] of wallets) {
-      for (let done = 0; done < count; done += 500) {
-        const batch = Array.from({ length: Math.min(500, count - done) }, () => {
-          const s = syntheticMemory(rng);
-          const memory = newMemory({ user_id: userId, content: s.content, namespace: s.namespace, memory_type: s.memory_type, importance: s.importance }, new Date(now - s.age_ms).toISOString());
-          return { memory, embedding: Float32Array.from({ length: dim }, () => rng() - 0.5), content_hash: memory.id };
-        });
-        await store.insertMemories(batch);
-        process.stderr.write(`\r[knn] ${url}: ${userId.slice(0, 8)} ${done + batch.length}/${count}   `);
-      }
+      await fillRandomVectors(store, userId, count, dim, rng, now, (done) => process.stderr.write(`\r[knn] ${url}: ${userId.slice(0, 8)} ${done}/${count}   `));
     }
     process.stderr.write("\n");
     const at = nodes.at(keys.slot(main));

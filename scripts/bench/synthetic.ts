@@ -2,7 +2,8 @@
  * Deterministic synthetic agent memories and queries for the benchmarks: short sentences built from
  * templates × vocabulary with a seeded PRNG, so every run stores and asks the same things.
  */
-import type { MemoryType } from "../../src/domain/memory";
+import { newMemory, type MemoryType } from "../../src/domain/memory";
+import type { MemoryStore } from "../../src/domain/store-port";
 
 /** mulberry32: a small, fast, seedable PRNG (uniform in [0, 1)). */
 export function prng(seed: number): () => number {
@@ -136,4 +137,20 @@ export function syntheticMemory(rng: Rng): SyntheticMemory {
 
 export function syntheticQuery(rng: Rng): string {
   return pick(rng, QUERIES)(rng);
+}
+
+/**
+ * Fills a wallet below the API with `count` synthetic memories and random `dim`-d vectors (no
+ * model: for benches of the store's own work), in batches of 500; `progress` hears each batch.
+ */
+export async function fillRandomVectors(store: Pick<MemoryStore, "insertMemories">, userId: string, count: number, dim: number, rng: Rng, now: number, progress?: (done: number) => void): Promise<void> {
+  for (let done = 0; done < count; done += 500) {
+    const batch = Array.from({ length: Math.min(500, count - done) }, () => {
+      const s = syntheticMemory(rng);
+      const memory = newMemory({ user_id: userId, content: s.content, namespace: s.namespace, memory_type: s.memory_type, importance: s.importance }, new Date(now - s.age_ms).toISOString());
+      return { memory, embedding: Float32Array.from({ length: dim }, () => rng() - 0.5), content_hash: memory.id };
+    });
+    await store.insertMemories(batch);
+    progress?.(done + batch.length);
+  }
 }
