@@ -2,6 +2,7 @@
 import { DEFAULT_EMBEDDING_MODEL, ensureBuiltInModel, isBuiltInModel } from "../../src/embed/built-in-models.ts";
 import { startEmbedder, type Embedder } from "../../src/embed/embedder.ts";
 import { readFileSync } from "node:fs";
+import type { connectRedis } from "../../src/store/redis/client.ts";
 
 export function percentiles(samples: number[]): { p50: number; p95: number; p99: number; mean: number } {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -94,4 +95,17 @@ export const BENCH_MODEL = process.env.EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODE
 export async function startBenchEmbedder(cacheDir: string): Promise<Embedder> {
   if (isBuiltInModel(BENCH_MODEL)) await ensureBuiltInModel(BENCH_MODEL, cacheDir);
   return startEmbedder({ model: BENCH_MODEL, cacheDir });
+}
+
+/** Removes a bench's index and every key under `prefix` from every master (one key per UNLINK: keys of several slots). */
+export async function dropRedisPrefix(nodes: Awaited<ReturnType<typeof connectRedis>>, prefix: string): Promise<void> {
+  for (const { commands } of await nodes.masters()) {
+    await commands.sendCommand(["FT.DROPINDEX", `${prefix}idx:memories`]).catch(() => {});
+    let cursor = "0";
+    do {
+      const [next, found] = (await commands.sendCommand(["SCAN", cursor, "MATCH", `${prefix}*`, "COUNT", "5000"])) as [string, string[]];
+      cursor = next;
+      await Promise.all(found.map((key) => commands.sendCommand(["UNLINK", key])));
+    } while (cursor !== "0");
+  }
 }

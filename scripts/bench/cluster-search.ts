@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { queryTerms } from "../../src/domain/text.ts";
 import type { MemoryStore } from "../../src/domain/store-port.ts";
 import { RedisStore } from "../../src/store/redis/redis-store.ts";
-import { percentiles, printTable } from "./bench-util.ts";
+import { dropRedisPrefix, percentiles, printTable } from "./bench-util.ts";
 import { fillRandomVectors, prng, syntheticQuery } from "./synthetic.ts";
 import { connectRedis } from "../../src/store/redis/client.ts";
 import { readFileSync } from "node:fs";
@@ -112,19 +112,8 @@ printTable(
 );
 
 for (const store of stores) await store.close();
-for (const { url } of deployments) await dropPrefix(url);
-
-/** Removes the bench's keys and index from every master. */
-async function dropPrefix(url: string): Promise<void> {
+for (const { url } of deployments) {
   const nodes = await connectRedis(url);
-  for (const { commands } of await nodes.masters()) {
-    await commands.sendCommand(["FT.DROPINDEX", `${prefix}idx:memories`]).catch(() => {});
-    let cursor = "0";
-    do {
-      const [next, found] = (await commands.sendCommand(["SCAN", cursor, "MATCH", `${prefix}*`, "COUNT", "5000"])) as [string, string[]];
-      cursor = next;
-      await Promise.all(found.map((key) => commands.sendCommand(["UNLINK", key])));
-    } while (cursor !== "0");
-  }
+  await dropRedisPrefix(nodes, prefix);
   await nodes.close();
 }

@@ -18,7 +18,7 @@ import { connectRedis } from "../../src/store/redis/client.ts";
 import { Keys } from "../../src/store/redis/keys.ts";
 import { knnQuery, memoryFilterQuery, tagAnyOf } from "../../src/store/redis/query.ts";
 import { vectorBlob } from "../../src/store/redis/memory-doc.ts";
-import { percentiles, printTable } from "./bench-util.ts";
+import { dropRedisPrefix, percentiles, printTable } from "./bench-util.ts";
 import { fillRandomVectors, prng } from "./synthetic.ts";
 
 const { values: args } = parseArgs({
@@ -91,22 +91,10 @@ for (const url of args.url) {
     console.error(`[knn] ${rows.at(-1)!.join(" | ")}`);
   } finally {
     await store.close();
-    await dropPrefix(nodes, prefix).catch((error: Error) => console.error(`[knn] could not remove ${prefix}* (${error.message}): remove it by hand`));
+    await dropRedisPrefix(nodes, prefix).catch((error: Error) => console.error(`[knn] could not remove ${prefix}* (${error.message}): remove it by hand`));
     await nodes.close();
   }
 }
 
 console.log(`\nk = 40 KNN on one wallet, ${queries} queries, interleaved; ms p50 / p95 (client side)\n`);
 printTable(["deployment", "FT.INFO num_docs", "documents (count query)", "ms p50: FT.INFO / count query", "wallet's documents", "share by num_docs", "share of a master's mean", "engine's choice", "HYBRID_POLICY BATCHES"], rows);
-
-async function dropPrefix(nodes: Awaited<ReturnType<typeof connectRedis>>, prefix: string): Promise<void> {
-  for (const { commands } of await nodes.masters()) {
-    await commands.sendCommand(["FT.DROPINDEX", `${prefix}idx:memories`]).catch(() => {});
-    let cursor = "0";
-    do {
-      const [next, found] = (await commands.sendCommand(["SCAN", cursor, "MATCH", `${prefix}*`, "COUNT", "5000"])) as [string, string[]];
-      cursor = next;
-      if (found.length) await commands.sendCommand(["UNLINK", ...found]).catch(() => Promise.all(found.map((key) => commands.sendCommand(["UNLINK", key]))));
-    } while (cursor !== "0");
-  }
-}
