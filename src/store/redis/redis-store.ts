@@ -24,6 +24,7 @@ import { compareUtf8 } from "./byte-order";
 import { MultiErrorReply } from "redis";
 import { log } from "../../log";
 import { cosine } from "../../domain/text";
+import { WalletUsers } from "../wallet-users";
 import { RECORD_ACCESS, RELEASE_FREE_CALL, RESERVE_FREE_CALL, SOFT_DELETE, UPDATE_MEMORY } from "./scripts";
 
 export interface RedisStoreOptions {
@@ -95,6 +96,7 @@ export class RedisStore implements TransferableStore {
   private dimension = 0;
 
   private readonly replication: Replication;
+  private readonly walletUsers = new WalletUsers();
 
   private constructor(
     private readonly nodes: RedisNodes,
@@ -228,12 +230,16 @@ export class RedisStore implements TransferableStore {
   // ---- wallets ---------------------------------------------------------------------------
 
   /**
-   * A wallet's user id never changes once set, and every request asks for it: one HGET, and only a
-   * wallet seen for the first time pays for the transaction that creates it. A new wallet's user id
-   * is acknowledged only once replicated (REDIS_WAIT_REPLICAS): losing it would orphan the wallet's
-   * memories.
+   * A wallet's user id never changes once set (HSETNX), and every request asks for it: remembered in
+   * the process, else one HGET, and only a wallet seen for the first time pays for the transaction
+   * that creates it. A new wallet's user id is acknowledged only once replicated
+   * (REDIS_WAIT_REPLICAS): losing it would orphan the wallet's memories.
    */
-  async userIdForWallet(wallet: string): Promise<string> {
+  userIdForWallet(wallet: string): Promise<string> {
+    return this.walletUsers.get(wallet, (address) => this.lookUpWallet(address));
+  }
+
+  private async lookUpWallet(wallet: string): Promise<string> {
     const key = this.keys.wallet(wallet);
     const node = this.nodes.at(key);
     const known = (await node.sendCommand(["HGET", key, "user_id"])) as string | null;

@@ -15,6 +15,7 @@ import { AccessLog } from "../access-log";
 import { checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from "./checkpointer";
 import { indexTerms } from "../../domain/text";
 import { SqliteTransfer } from "./transfer";
+import { WalletUsers } from "../wallet-users";
 
 export interface MemoryRow {
   rowid: number;
@@ -92,13 +93,6 @@ const ftsMatch = (terms: string[]) => terms.map((term) => `"${term.replaceAll('"
  */
 const CHANGE_LOG_KEEP = 100_000;
 const CHANGE_LOG_PRUNE_MS = 60_000;
-/**
- * Wallet → user ids remembered at most (~170 bytes each, outside the cache's byte budget): as many
- * as the verified credentials (AUTH_CACHE_ENTRIES), so a request whose credential is remembered
- * finds its user id too; a miss costs one indexed read.
- */
-const WALLET_USERS_KEPT = 10_000;
-
 /** Text matches fetched per requested hit before filtering, on the fast path of searchText. */
 const TEXT_OVERSAMPLE = 4;
 
@@ -116,7 +110,7 @@ export class SqliteStore implements TransferableStore {
   private readonly vectors: VectorIndex;
   /** recall's access bumps, written behind in batches (../access-log.ts) */
   private readonly accesses: AccessLog;
-  private readonly walletUsers = new Map<string, string>();
+  private readonly walletUsers = new WalletUsers();
   private readonly pruneTimer: ReturnType<typeof setInterval>;
 
   constructor(dataDir: string, options: { vectorIndex?: VectorIndexOptions } = {}) {
@@ -217,15 +211,8 @@ export class SqliteStore implements TransferableStore {
     this.db.query("insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value").run(key, value);
   }
 
-  async userIdForWallet(wallet: string): Promise<string> {
-    const address = wallet.toLowerCase();
-    // a wallet's user id never changes: every authenticated request asks, so remember it (bounded)
-    const cached = this.walletUsers.get(address);
-    if (cached) return cached;
-    const userId = this.lookUpWallet(address);
-    if (this.walletUsers.size >= WALLET_USERS_KEPT) this.walletUsers.clear();
-    this.walletUsers.set(address, userId);
-    return userId;
+  userIdForWallet(wallet: string): Promise<string> {
+    return this.walletUsers.get(wallet, (address) => this.lookUpWallet(address));
   }
 
   private lookUpWallet(address: string): string {
