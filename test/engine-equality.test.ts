@@ -12,6 +12,7 @@ import { RedisStore } from "../src/store/redis/redis-store";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store";
 import { connectRaw, dropPrefix } from "./helpers/engines";
 import { embedder, MODEL_CACHE_DIR, TestWallet } from "./helpers/harness";
+import { seededRandom } from "./helpers/seeded-random";
 
 /**
  * The same random data, written into every engine that is reachable, answers alike through HTTP:
@@ -32,20 +33,6 @@ const SEED = Number(process.env.EQUALITY_SEED ?? Math.floor(Math.random() * 1e9)
 const NOW = Math.floor(Date.now() / 1000) * 1000;
 const DAY = 86_400_000;
 
-/** mulberry32: a small seeded generator, so a failing run can be repeated. */
-function generator(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(list: readonly T[]) => list[int(list.length)]!;
-  return { next, int, pick, chance: (p: number) => next() < p };
-}
 
 const WORDS = ["deploy", "database", "billing", "rollback", "cache", "release", "invoice", "backup", "latency", "queue", "schema", "alert", "budget", "coffee", "meeting", "travel", "python", "rust", "kubernetes", "postgres"];
 const NAMESPACES = ["default", "work", "home"];
@@ -61,7 +48,7 @@ interface Dataset {
 }
 
 function dataset(seed: number): Dataset {
-  const r = generator(seed);
+  const r = seededRandom(seed);
   const wallets = Array.from({ length: 4 }, () => new TestWallet());
   const memories = wallets.map(() => {
     const offsets = new Set<number>();
@@ -219,7 +206,7 @@ interface Question {
 
 /** The questions asked of every engine: lists with filters and pages, stats, keyword searches, recalls. */
 function questions(seed: number): Question[] {
-  const r = generator(seed + 1);
+  const r = seededRandom(seed + 1);
   const asked: Question[] = [];
   for (let wallet = 0; wallet < 4; wallet++) {
     const list = (path: string) => asked.push({ kind: "exact", wallet, method: "GET", path });

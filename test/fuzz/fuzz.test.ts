@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startService, TestWallet, type TestService } from "../helpers/harness";
 import { describeEngines } from "../helpers/engines";
 import { FACTS, MISSING_ID } from "../helpers/contract";
+import { seededRandom } from "../helpers/seeded-random";
 
 /**
  * Seeded fuzz over every route: malformed and hostile requests (bad types, huge and negative
@@ -19,21 +20,7 @@ const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 2500);
 /** 48 ms a request (the default run takes 15-60 s): a longer FUZZ_REQUESTS run gets the time it needs. */
 const TIMEOUT_MS = Math.max(120_000, REQUESTS * 48);
 
-/** mulberry32: a small seeded PRNG, so a seed replays the same requests. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
-  return { next, int, pick, chance: (p: number) => next() < p };
-}
-type Rng = ReturnType<typeof prng>;
+type Rng = ReturnType<typeof seededRandom>;
 
 const nest = (depth: number, leaf: unknown = 1): unknown => (depth <= 0 ? leaf : { k: nest(depth - 1, leaf) });
 const nestArrays = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
@@ -269,7 +256,7 @@ describeEngines("fuzz", (engine) => {
   });
 
   test(`${REQUESTS} malformed requests: no 5xx, nested 4xx bodies, rejected requests change nothing (seed ${SEED})`, async () => {
-    const r = prng(SEED);
+    const r = seededRandom(SEED);
     const failures: string[] = [];
     const statuses = new Map<number, number>();
     let before = await snapshot();
