@@ -6,6 +6,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { spawnProbed } from "./bench/probe-client";
+import type { ProbeAnswer } from "./bench/memory-probe";
 
 const root = resolve(import.meta.dir, "..");
 
@@ -16,16 +18,20 @@ export interface ChildService {
   kill9(): Promise<void>;
   stop(): Promise<void>;
   rssBytes(): number;
+  /** what the anonymous memory is made of (scripts/bench/memory-probe.ts); with `startChild(…, { probe: true })` only */
+  probe?: (gc?: boolean) => Promise<ProbeAnswer>;
 }
 
-export async function startChild(dataDir: string, port: number, env: Record<string, string> = {}): Promise<ChildService> {
+export async function startChild(dataDir: string, port: number, env: Record<string, string> = {}, { probe = false } = {}): Promise<ChildService> {
   const url = `http://127.0.0.1:${port}`;
-  const child = Bun.spawn(["bun", "scripts/start.ts"], {
+  const options = {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, FREE_TIER_CALLS: "100000000", ...env },
     stdout: "ignore",
     stderr: "inherit",
-  });
+  } as const;
+  const probed = probe ? spawnProbed("scripts/start.ts", options) : null;
+  const child = probed?.process ?? Bun.spawn(["bun", "scripts/start.ts"], options);
   const started = performance.now();
   for (;;) {
     try {
@@ -44,6 +50,7 @@ export async function startChild(dataDir: string, port: number, env: Record<stri
     pid: child.pid,
     kill9: () => killWith("SIGKILL"),
     stop: () => killWith("SIGTERM"),
+    ...(probed && { probe: probed.probe }),
     rssBytes: () => {
       const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;

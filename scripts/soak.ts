@@ -16,7 +16,9 @@
  * of the middle third (the first third is warm-up); with `add`, the anonymous RSS per memory cached
  * from the end of the warm-up on, next to the cache's own accounting per memory: as a least-squares
  * slope over the samples, and between two readings after --idle s (default 30) without requests,
- * at the end of the warm-up (the connections pause) and at the end. Exits 1 on a 5xx,
+ * at the end of the warm-up (the connections pause) and at the end; at those two readings the
+ * service (started with scripts/bench/memory-probe.ts preloaded) says which allocator the growth is in.
+ * Exits 1 on a 5xx,
  * or on growth unless --writes add (where growth is the point).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -24,6 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { freePort, sessionFor, startChild } from "./durability-child";
+import type { ProbeAnswer } from "./bench/memory-probe";
 import { percentiles, printTable, sentence } from "./bench/bench-util";
 
 const { values } = parseArgs({
@@ -43,7 +46,7 @@ const SAMPLE_MS = 10_000;
 const WALLETS = 8;
 
 const dataDir = mkdtempSync(join(tmpdir(), "engram-soak-"));
-const service = await startChild(dataDir, freePort());
+const service = await startChild(dataDir, freePort(), {}, { probe: WRITES === "add" });
 const url = service.url;
 
 interface Wallet {
@@ -175,11 +178,11 @@ async function cacheReading(): Promise<{ rows: number; bytes: number }> {
   return { rows, bytes };
 }
 
-/** RssAnon and the cache after the requests under way have ended and IDLE_S s without any. */
-async function idleReading(): Promise<{ anon: number; rows: number; bytes: number }> {
+/** RssAnon, the cache and (with `add`) the memory probe's answer after the requests under way have ended and IDLE_S s without any. */
+async function idleReading(): Promise<{ anon: number; rows: number; bytes: number; probe?: ProbeAnswer }> {
   while (inFlight > 0) await Bun.sleep(50);
   await Bun.sleep(IDLE_S * 1000);
-  return { anon: rssAnon(), ...(await cacheReading()) };
+  return { anon: rssAnon(), ...(await cacheReading()), probe: await service.probe?.() };
 }
 let warmedIdle: Awaited<ReturnType<typeof idleReading>> | null = null;
 
@@ -259,6 +262,21 @@ if (WRITES === "add") {
     console.log(
       `after ${IDLE_S} s idle: warm-up end RssAnon ${mb(warmedIdle.anon)} MiB with ${warmedIdle.rows} memories cached (${mb(warmedIdle.bytes)} MiB accounted), end ${mb(endIdle.anon)} MiB with ${endIdle.rows} (${mb(endIdle.bytes)} MiB): per memory added, RssAnon ${perRow(warmedIdle.anon, endIdle.anon).toFixed(0)} B, the cache's accounting ${perRow(warmedIdle.bytes, endIdle.bytes).toFixed(0)} B (ratio ${((endIdle.anon - warmedIdle.anon) / (endIdle.bytes - warmedIdle.bytes)).toFixed(2)})`,
     );
+    const [a, b] = [warmedIdle.probe, endIdle.probe];
+    if (a && b) {
+      // where the growth is, by allocator (memory-probe.ts): the main JS heap, the rest of mimalloc, glibc's malloc
+      const parts: [string, (p: ProbeAnswer) => number][] = [
+        ["RssAnon", (p) => p.status.RssAnon ?? 0],
+        ["main JS heap, live", (p) => p.jsc.heapSize],
+        ["main JS heap, held", (p) => p.jsc.heapCapacity],
+        ["of which typed arrays' storage", (p) => p.jsc.extraMemorySize],
+        ["glibc malloc in use (onnxruntime)", (p) => p.glibc?.inUse ?? 0],
+        // mimalloc's own counters are not summed reliably across the threads this load starts and ends
+        ["the rest: Bun, SQLite, other threads' heaps, allocator slack", (p) => (p.status.RssAnon ?? 0) - p.jsc.heapCapacity - (p.glibc?.inUse ?? 0)],
+      ];
+      console.log(`\nper memory added between the two idle readings, by allocator (bytes; the cache's accounting: ${perRow(warmedIdle.bytes, endIdle.bytes).toFixed(0)})\n`);
+      printTable(["part", "warm-up end (MiB)", "end (MiB)", "per memory added (B)"], parts.map(([name, of]) => [name, mb(of(a)), mb(of(b)), perRow(of(a), of(b)).toFixed(0)]));
+    }
   }
 }
 process.exit(fiveXX === 0 && (flat || WRITES === "add") ? 0 : 1);

@@ -39,6 +39,7 @@ import { ensureBuiltInModel, isBuiltInModel } from "../../src/embed/built-in-mod
 import { BENCH_MODEL, printTable } from "./bench-util.ts";
 import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
 import type { ProbeAnswer } from "./memory-probe.ts";
+import { spawnProbed } from "./probe-client.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -86,13 +87,7 @@ const env: Record<string, string> = {
 };
 if (args["cache-mb"]) env.CACHE_MAX_MB = args["cache-mb"];
 else delete env.CACHE_MAX_MB;
-const probes = new Map<number, (answer: ProbeAnswer) => void>();
-const server = Bun.spawn(["bun", "--preload", join(import.meta.dir, "memory-probe.ts"), join(root, "scripts/start.ts")], {
-  env,
-  stdout: "inherit",
-  stderr: "inherit",
-  ipc: (message: ProbeAnswer) => probes.get(message.probe)?.(message),
-});
+const { process: server, probe } = spawnProbed(join(root, "scripts/start.ts"), { env });
 const stop = () => {
   if (server.exitCode === null) server.kill("SIGTERM");
 };
@@ -100,13 +95,6 @@ process.on("SIGINT", () => {
   stop();
   process.exit(130);
 });
-let probeId = 0;
-const probe = (gc = false) =>
-  new Promise<ProbeAnswer>((done) => {
-    const id = ++probeId;
-    probes.set(id, done);
-    server.send({ probe: id, gc });
-  });
 
 for (let i = 0; ; i++) {
   try {
