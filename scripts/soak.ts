@@ -276,6 +276,11 @@ if (WRITES === "add") {
       ];
       console.log(`\nper memory added between the two idle readings, by allocator (bytes; the cache's accounting: ${perRow(warmedIdle.bytes, endIdle.bytes).toFixed(0)})\n`);
       printTable(["part", "warm-up end (MiB)", "end (MiB)", "per memory added (B)"], parts.map(([name, of]) => [name, mb(of(a)), mb(of(b)), perRow(of(a), of(b)).toFixed(0)]));
+      const grown = Object.keys(b.jsc.types)
+        .map((type): [string, number] => [type, perRow(a.jsc.types[type] ?? 0, b.jsc.types[type]!)])
+        .sort((x, y) => y[1] - x[1])
+        .slice(0, 6);
+      console.log(`\nJS objects that grew most, per memory added: ${grown.map(([type, n]) => `${type} ${n.toFixed(2)}`).join(", ")}`);
     }
   }
 }

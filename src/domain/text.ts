@@ -24,14 +24,16 @@ export function words(text: string): string[] {
 /**
  * A word's Porter2 stem ("prefers", "preferred" → "prefer"), so a query finds a memory that says
  * the same word in another inflection. Words with a digit (versions, ids, amounts) stay as they are.
- * Memoized: a store's vocabulary is small next to its token count.
+ * Memoized: a store's vocabulary is small next to its token count. Words with a digit are not: most
+ * are new with every memory (counters, ids, dates), so the memo grew with the memories stored.
  */
 const stems = new Map<string, string>();
 const MAX_MEMOIZED_STEMS = 200_000;
 export function stem(word: string): string {
   let s = stems.get(word);
   if (s === undefined) {
-    s = /\p{N}/u.test(word) ? word : stemWord(word);
+    if (/\p{N}/u.test(word)) return word;
+    s = stemWord(word);
     if (stems.size >= MAX_MEMOIZED_STEMS) stems.clear();
     stems.set(word, s);
   }
