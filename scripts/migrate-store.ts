@@ -54,10 +54,11 @@ function parseStore(text: string, flag: string): StoreSpec {
   throw new CopyRefused(`${flag}: "${text}" is neither sqlite:<DATA_DIR> nor a redis:// URL\n${USAGE}`);
 }
 
-/** Progress on stderr, at most a few times a second. */
+/** Progress on stderr, at most a few times a second, and whenever the copy moves to the next wallet. */
 function progressPrinter(): (event: CopyEvent) => void {
   const started = performance.now();
   let last = 0;
+  let lastUser = 0;
   const line = (text: string) => process.stderr.write(`\r[migrate-store] ${text}   `);
   return (event) => {
     if (event.kind === "note") return void process.stderr.write(`\n[migrate-store] ${event.message}\n`);
@@ -65,8 +66,10 @@ function progressPrinter(): (event: CopyEvent) => void {
     if (event.kind === "wallets") return void process.stderr.write(`[migrate-store] ${event.count} wallet records copied\n`);
     const now = performance.now();
     const final = event.kind === "memories" ? event.copied === event.total : event.user === event.users;
-    if (now - last < 250 && !final) return;
+    const nextWallet = event.kind === "memories" && event.user !== lastUser;
+    if (now - last < 250 && !final && !nextWallet) return;
     last = now;
+    if (event.kind === "memories") lastUser = event.user;
     if (event.kind === "memories") {
       const rate = event.copied / ((now - started) / 1000);
       const pct = event.total ? Math.floor((100 * event.copied) / event.total) : 100;
