@@ -179,10 +179,15 @@ async function cacheReading(): Promise<{ rows: number; bytes: number }> {
 }
 
 /** RssAnon, the cache and (with `add`) the memory probe's answer after the requests under way have ended and IDLE_S s without any. */
-async function idleReading(): Promise<{ anon: number; rows: number; bytes: number; probe?: ProbeAnswer }> {
+async function idleReading(): Promise<{ anon: number; rows: number; bytes: number; probe?: ProbeAnswer; collected?: number }> {
   while (inFlight > 0) await Bun.sleep(50);
   await Bun.sleep(IDLE_S * 1000);
-  return { anon: rssAnon(), ...(await cacheReading()), probe: await service.probe?.() };
+  const reading = { anon: rssAnon(), ...(await cacheReading()), probe: await service.probe?.() };
+  if (!service.probe) return reading;
+  // then after a full collection (and 2 s for the allocators to return pages): what of it was garbage
+  await service.probe(true);
+  await Bun.sleep(2000);
+  return { ...reading, collected: rssAnon() };
 }
 let warmedIdle: Awaited<ReturnType<typeof idleReading>> | null = null;
 
@@ -262,6 +267,12 @@ if (WRITES === "add") {
     console.log(
       `after ${IDLE_S} s idle: warm-up end RssAnon ${mb(warmedIdle.anon)} MiB with ${warmedIdle.rows} memories cached (${mb(warmedIdle.bytes)} MiB accounted), end ${mb(endIdle.anon)} MiB with ${endIdle.rows} (${mb(endIdle.bytes)} MiB): per memory added, RssAnon ${perRow(warmedIdle.anon, endIdle.anon).toFixed(0)} B, the cache's accounting ${perRow(warmedIdle.bytes, endIdle.bytes).toFixed(0)} B (ratio ${((endIdle.anon - warmedIdle.anon) / (endIdle.bytes - warmedIdle.bytes)).toFixed(2)})`,
     );
+    if (warmedIdle.collected !== undefined && endIdle.collected !== undefined) {
+      const rss = endIdle.collected - warmedIdle.collected;
+      console.log(
+        `after a forced collection at each reading: RssAnon ${mb(warmedIdle.collected)} → ${mb(endIdle.collected)} MiB, per memory added ${perRow(warmedIdle.collected, endIdle.collected).toFixed(0)} B (ratio ${(rss / (endIdle.bytes - warmedIdle.bytes)).toFixed(2)})`,
+      );
+    }
     const [a, b] = [warmedIdle.probe, endIdle.probe];
     if (a && b) {
       // where the growth is, by allocator (memory-probe.ts): the main JS heap, the rest of mimalloc, glibc's malloc
