@@ -14,7 +14,6 @@ import { newMemory } from "../../src/domain/memory";
 import type { StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 import { RssWatch, anonymousRss } from "../../src/store/sqlite/rss-watch";
-import { FullCollections } from "../../src/store/sqlite/full-collections";
 import type { VectorIndex } from "../../src/store/sqlite/vector-index";
 
 const MiB = 2 ** 20;
@@ -22,12 +21,11 @@ const MiB = 2 ** 20;
 /** An RssWatch reading `rss.now`, on a clock the test moves, counting its collections. */
 function fakeWatch(allowed: number) {
   const state = { now: 100 * MiB, clock: 0, collections: 0 };
-  const clock = () => state.clock;
   const watch = new RssWatch(
     allowed,
     () => state.now,
-    new FullCollections(() => state.collections++, clock),
-    clock,
+    () => state.collections++,
+    () => state.clock,
   );
   /** the next check reads (the watch reads at most every 250 ms) */
   const later = (ms = 1000) => (state.clock += ms);

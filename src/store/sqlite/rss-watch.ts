@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { fullCollections, type FullCollections } from "./full-collections";
 
 /** The process's anonymous resident memory in bytes (RssAnon of /proc/self/status); null where there is no /proc (not Linux). */
 export function anonymousRss(): number | null {
@@ -13,6 +12,8 @@ export function anonymousRss(): number | null {
 
 /** How often the process's memory is read at most (a read of /proc costs ~30 µs). */
 const INTERVAL_MS = 250;
+/** Full collections run after an over-limit reading at most this often (one costs tens of ms on a large heap). */
+const GC_INTERVAL_MS = 10_000;
 
 /**
  * Keeps the process's anonymous memory within `baseline + allowed`, where `baseline` is the reading
@@ -33,11 +34,12 @@ export class RssWatch {
   /** the highest reading since the last one under the limit (the limit when under) */
   private high = 0;
   private lastRead = -Infinity;
+  private lastGc = -Infinity;
 
   constructor(
     private readonly allowed: number,
     private readonly read: () => number | null = anonymousRss,
-    private readonly collections: Pick<FullCollections, "now"> = fullCollections,
+    private readonly collect: () => void = () => Bun.gc(true),
     private readonly clock: () => number = () => performance.now(),
   ) {
     this.cap = allowed;
@@ -77,12 +79,15 @@ export class RssWatch {
   }
 
   /**
-   * Wallets were dropped down to the cap: a full collection now (full-collections.ts: at most one
-   * every 10 s) makes their memory, and the requests' garbage, reusable at once and lets the
-   * allocators return whole free pages.
+   * Wallets were dropped down to the cap: a full collection (at most every GC_INTERVAL_MS) makes
+   * their memory, and the requests' garbage, reusable at once and lets the allocators return whole
+   * free pages.
    */
   dropped(): void {
-    this.collections.now();
+    const now = this.clock();
+    if (now - this.lastGc < GC_INTERVAL_MS) return;
+    this.lastGc = now;
+    this.collect();
   }
 
   /** The cache was emptied: the cap starts over (the baseline stays: the process is the same). */

@@ -12,7 +12,6 @@ import { WalletKeywords, type SlotFilter } from "./keyword-index";
 import { Quantized, ROUNDING_SLACK } from "./quantized";
 import { vectorIndexCounters } from "./vector-counters";
 import { ACCESS_COUNT, AGENT, column, columnBytes, CREATED, EXPIRES, FACTOR, HAS_VECTOR, IMPORTANCE, moveSlot, NAMESPACE, PINNED, ROWID, SESSION, slotColumns, TAG_SET, TYPE, widened, type SlotColumns } from "./slot-columns";
-import { fullCollections } from "./full-collections";
 
 export interface Neighbour extends Ranked {
   /** what ranking reads of the row (committed state: no pending access bumps), when the cache answered */
@@ -357,7 +356,6 @@ export class UserVectors {
   }
 
   private grow(): void {
-    const replaced = columnBytes(this.cols) + this.vectors.byteLength;
     const wasShared = this.shared;
     const capacity = Math.max(this.capacity + MIN_GROWTH, Math.ceil(this.capacity * GROWTH));
     this.capacity = capacity;
@@ -371,7 +369,6 @@ export class UserVectors {
     this.ids.reserve(capacity);
     this.quantized?.reserve(capacity, this.size);
     this.keywords.reserve(capacity);
-    fullCollections.replaced(replaced); // the old arrays are garbage now: see full-collections.ts
   }
 
   private quantize(): void {
