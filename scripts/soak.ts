@@ -21,13 +21,14 @@
  * Exits 1 on a 5xx,
  * or on growth unless --writes add (where growth is the point).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { freePort, sessionFor, startChild } from "./durability-child";
 import type { ProbeAnswer } from "./bench/memory-probe";
-import { percentiles, printTable, sentence } from "./bench/bench-util";
+import { percentiles, printTable, scrapeCache, sentence } from "./bench/bench-util";
+import { anonymousRss } from "../src/store/sqlite/rss-watch";
 
 const { values } = parseArgs({
   options: {
@@ -167,15 +168,12 @@ async function replaceOldest(wallet: Wallet, n: number): Promise<void> {
 }
 
 /** The service's anonymous RSS (RssAnon): what it holds, without the database file's mapped pages. */
-const rssAnon = () => Number(/^RssAnon:\s+(\d+) kB/m.exec(readFileSync(`/proc/${service.pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+const rssAnon = () => anonymousRss(service.pid) ?? 0;
 
 /** The cache's rows and accounted bytes (/metrics; zeros on the Redis engine). */
 async function cacheReading(): Promise<{ rows: number; bytes: number }> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const rows = Number(/^engram_cache_rows (\S+)$/m.exec(text)?.[1] ?? 0);
-  let bytes = 0;
-  for (const m of text.matchAll(/^engram_cache_bytes\{part="\w+"\} (\S+)$/gm)) bytes += Number(m[1]);
-  return { rows, bytes };
+  const { rows, bytes } = await scrapeCache(url);
+  return { rows, bytes: Object.values(bytes).reduce((a, b) => a + b, 0) };
 }
 
 /** RssAnon, the cache and (with `add`) the memory probe's answer after the requests under way have ended and IDLE_S s without any. */

@@ -1,7 +1,7 @@
 /** Shared helpers for the benchmark scripts: percentiles, a markdown table, deterministic text, memory. */
 import { DEFAULT_EMBEDDING_MODEL, ensureBuiltInModel, isBuiltInModel } from "../../src/embed/built-in-models.ts";
 import { startEmbedder, type Embedder } from "../../src/embed/embedder.ts";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import type { connectRedis } from "../../src/store/redis/client.ts";
 
 export function percentiles(samples: number[]): { p50: number; p95: number; p99: number; mean: number } {
@@ -108,4 +108,38 @@ export async function dropRedisPrefix(nodes: Awaited<ReturnType<typeof connectRe
       await Promise.all(found.map((key) => commands.sendCommand(["UNLINK", key])));
     } while (cursor !== "0");
   }
+}
+
+let clockTicks: number | undefined;
+/** The kernel's clock ticks per second, the unit of /proc's CPU times. */
+const ticksPerSecond = () => (clockTicks ??= Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100);
+
+/** CPU ms so far of each thread of process `pid`, by thread id, with its name ("main" for its JavaScript thread). */
+export function threadCpu(pid = process.pid): Map<string, { name: string; ms: number }> {
+  const out = new Map<string, { name: string; ms: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = tid === String(pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(tid, { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond() });
+    } catch {} // the thread ended meanwhile
+  }
+  return out;
+}
+
+/** CPU ms spent between two readings of threadCpu, summed by thread name (a thread started meanwhile counts from 0). */
+export function cpuByName(before: ReturnType<typeof threadCpu>, after: ReturnType<typeof threadCpu>): Map<string, number> {
+  const spent = new Map<string, number>();
+  for (const [tid, { name, ms }] of after) spent.set(name, (spent.get(name) ?? 0) + ms - (before.get(tid)?.ms ?? 0));
+  return spent;
+}
+
+/** The embedded engine's cache as the service's /metrics reports it (engram_cache_*): wallets, rows, cap and accounted bytes by part. */
+export async function scrapeCache(base: string): Promise<{ wallets: number; rows: number; cap: number; bytes: Record<string, number> }> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
+  const bytes: Record<string, number> = {};
+  for (const m of text.matchAll(/^engram_cache_bytes\{part="(\w+)"\} (\S+)$/gm)) bytes[m[1]!] = Number(m[2]);
+  return { wallets: value("engram_cache_wallets"), rows: value("engram_cache_rows"), cap: value("engram_cache_cap_bytes"), bytes };
 }

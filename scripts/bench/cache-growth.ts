@@ -11,11 +11,12 @@
  * heap are read after --idle s without work, then again after forced collections.
  */
 import { parseArgs } from "node:util";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { heapStats } from "bun:jsc";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
+import { anonymousRss } from "../../src/store/sqlite/rss-watch.ts";
 import { newMemory } from "../../src/domain/memory.ts";
 import { fillRandomVectors, prng, syntheticMemory } from "./synthetic.ts";
 import { printTable } from "./bench-util.ts";
@@ -38,7 +39,7 @@ const store = new SqliteStore(dir);
 const rng = prng(7);
 const users = Array.from({ length: wallets }, (_, i) => `user-${i}`);
 const cache = () => (store as unknown as { vectors: { cached(): { rows: number; bytes: number } } }).vectors.cached();
-const rssAnon = () => Number(/^RssAnon:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0) * 1024;
+const rssAnon = () => anonymousRss() ?? 0;
 
 /** Searches every wallet until each is cached with `rows` memories (a large wallet loads in the background). */
 async function cachedWith(rows: number): Promise<void> {

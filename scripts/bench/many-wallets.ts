@@ -29,14 +29,15 @@
  * Progress goes to stderr; the table to stdout.
  */
 import { parseArgs } from "node:util";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { SessionTokens } from "../../src/auth/session-token.ts";
 import { ensureBuiltInModel, isBuiltInModel } from "../../src/embed/built-in-models.ts";
-import { BENCH_MODEL, printTable } from "./bench-util.ts";
+import { BENCH_MODEL, printTable, scrapeCache } from "./bench-util.ts";
+import { anonymousRss } from "../../src/store/sqlite/rss-watch.ts";
 import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
 import type { ProbeAnswer } from "./memory-probe.ts";
 import { spawnProbed } from "./probe-client.ts";
@@ -106,7 +107,7 @@ for (let i = 0; ; i++) {
 }
 log(`service up (pid ${server.pid}, model ${BENCH_MODEL}${args["cache-mb"] ? `, CACHE_MAX_MB=${args["cache-mb"]}` : ""}), data in ${dataDir}`);
 
-const rssAnon = () => Number(/^RssAnon:\s+(\d+) kB/m.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+const rssAnon = () => anonymousRss(server.pid) ?? 0;
 /** The highest RssAnon seen, sampled every second while wallets are written and checked. */
 let peakAnon = 0;
 const sampler = setInterval(() => {
@@ -196,25 +197,11 @@ async function settle(label: string): Promise<{ anon: number; probe: ProbeAnswer
   if (idle > 0) log(`${label}: idle ${idle} s`);
   await Bun.sleep(idle * 1000);
   const anon = rssAnon();
-  return { anon, probe: await probe(), cache: await scrapeCache(), collected: await probe(true) };
+  return { anon, probe: await probe(), cache: await scrapeCache(base), collected: await probe(true) };
 }
 
-interface CacheScrape {
-  wallets: number;
-  rows: number;
-  /** what the cache may hold now (lower than the budget while the process's memory is over its bound) */
-  cap: number;
-  bytes: Record<string, number>;
-}
-
-/** The cache's own accounting, from /metrics (engram_cache_*). */
-async function scrapeCache(): Promise<CacheScrape> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
-  const bytes: Record<string, number> = {};
-  for (const m of text.matchAll(/^engram_cache_bytes\{part="(\w+)"\} (\S+)$/gm)) bytes[m[1]!] = Number(m[2]);
-  return { wallets: value("engram_cache_wallets"), rows: value("engram_cache_rows"), cap: value("engram_cache_cap_bytes"), bytes };
-}
+/** The cache's own accounting, from /metrics; `cap`: what it may hold now (lower than the budget while the process's memory is over its bound). */
+type CacheScrape = Awaited<ReturnType<typeof scrapeCache>>;
 
 // ---- the run ----
 const start = await settle("started");

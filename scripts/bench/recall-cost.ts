@@ -18,7 +18,7 @@
  * Each part runs --rounds times; the table shows the lowest total.
  */
 import { parseArgs } from "node:util";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
 import { privateKeyToAccount } from "viem/accounts";
@@ -31,7 +31,7 @@ import { createApp } from "../../src/http/app.ts";
 import { keywordSearch } from "../../src/domain/search.ts";
 import { queryTerms } from "../../src/domain/text.ts";
 import { LIMITS } from "../../src/domain/memory.ts";
-import { BENCH_MODEL, printTable } from "./bench-util.ts";
+import { BENCH_MODEL, cpuByName, printTable, threadCpu } from "./bench-util.ts";
 import { loadRealMem } from "./realmem.ts";
 
 const { values: args } = parseArgs({
@@ -97,29 +97,15 @@ async function post(path: string, body: unknown): Promise<void> {
   await res.text();
 }
 
-/** CPU milliseconds of each thread of this process so far. */
-function threadCpu(): Map<string, number> {
-  const ticks = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
-  const cpu = new Map<string, number>();
-  for (const tid of readdirSync("/proc/self/task")) {
-    try {
-      const fields = readFileSync(`/proc/self/task/${tid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
-      cpu.set(tid, ((Number(fields[11]) + Number(fields[12])) * 1000) / ticks);
-    } catch {} // the thread ended meanwhile
-  }
-  return cpu;
-}
-
 /** CPU per request of `run` over `requests` queries: the main thread's and the others'. */
 async function measure(run: (i: number) => Promise<unknown>, n = requests): Promise<{ main: number; other: number }> {
   for (let i = 0; i < Math.min(200, n); i++) await run(i); // warm-up (JIT, caches)
   const before = threadCpu();
   for (let i = 0; i < n; i++) await run(i);
-  const after = threadCpu();
-  const main = String(process.pid);
+  let main = 0;
   let other = 0;
-  for (const [tid, ms] of after) if (tid !== main) other += ms - (before.get(tid) ?? 0);
-  return { main: (after.get(main)! - before.get(main)!) / n, other: other / n };
+  for (const [name, ms] of cpuByName(before, threadCpu())) name === "main" ? (main += ms) : (other += ms);
+  return { main: main / n, other: other / n };
 }
 
 const recallRequest = (i: number) => ({ query: query(i), limit, min_similarity: 0, include_relations: false, record_access: true, filter: {} });

@@ -9,14 +9,14 @@
  * and model). Each mode runs in a fresh child process, in turn, twice.
  */
 import { parseArgs } from "node:util";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { vectorIndexCounters } from "../../src/store/sqlite/vector-index.ts";
-import { printTable, startBenchEmbedder } from "./bench-util.ts";
+import { cpuByName, printTable, startBenchEmbedder, threadCpu } from "./bench-util.ts";
 import { prng, syntheticQuery } from "./synthetic.ts";
 
 const { values: args } = parseArgs({
@@ -45,21 +45,6 @@ interface Result {
   offloaded: number;
 }
 
-/** CPU ms of each thread of this process, by thread id, and their names. */
-function threadCpu(): Map<string, { name: string; ms: number }> {
-  const out = new Map<string, { name: string; ms: number }>();
-  for (const tid of readdirSync("/proc/self/task")) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(tid, { name: readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim(), ms: (Number(fields[11]) + Number(fields[12])) * 10 });
-    } catch {
-      // a thread that ended meanwhile
-    }
-  }
-  return out;
-}
-
 async function runMode(mode: "main thread" | "scan thread"): Promise<Result> {
   // the throughput bench's wallet: the same key it signs with
   const account = privateKeyToAccount(`0x${createHash("sha256").update("engram-throughput-main").digest("hex")}` as Hex);
@@ -83,12 +68,10 @@ async function runMode(mode: "main thread" | "scan thread"): Promise<Result> {
   };
   await Promise.all(Array.from({ length: Number(args.concurrency) }, client));
   const wall = performance.now() - started;
-  const after = threadCpu();
-  const spent = (pick: (name: string, tid: string) => boolean) =>
-    [...after].filter(([tid, t]) => pick(t.name, tid)).reduce((sum, [tid, t]) => sum + t.ms - (before.get(tid)?.ms ?? 0), 0);
-  const main = spent((_, tid) => tid === String(process.pid));
+  const spent = cpuByName(before, threadCpu());
+  const main = spent.get("main") ?? 0;
   // Worker threads: the scan thread and the checkpointer (idle: nothing is written); the embedder is closed
-  const thread = spent((name, tid) => tid !== String(process.pid) && name === "Worker");
+  const thread = spent.get("Worker") ?? 0;
   await store.close();
   return { mode, perSecond: (searches / wall) * 1000, mainMs: main / searches, threadMs: thread / searches, offloaded: vectorIndexCounters.offloadedScans - offloaded };
 }

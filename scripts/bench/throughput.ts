@@ -43,7 +43,7 @@ import type { StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import { loadConfig } from "../../src/config.ts";
-import { printTable, startBenchEmbedder } from "./bench-util.ts";
+import { cpuByName, printTable, scrapeCache, startBenchEmbedder, threadCpu } from "./bench-util.ts";
 import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
 import { loadRealMem } from "./realmem.ts";
 
@@ -299,25 +299,6 @@ function serviceCpuSeconds(): number {
 }
 
 /**
- * CPU seconds by thread of the service process (main: its JavaScript thread; the others by
- * name: Worker for the embedding worker, JITWorker, HeapHelper, mi-scavenger…): where a request's
- * CPU goes, logged per endpoint.
- */
-function threadCpuSeconds(): Map<string, number> {
-  const ticks = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
-  const byName = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${server.pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${server.pid}/task/${tid}/stat`, "utf8");
-      const name = tid === String(server.pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticks);
-    } catch {} // the thread ended meanwhile
-  }
-  return byName;
-}
-
-/**
  * On the embedded engine, waits until the wallet is in the cache (/metrics engram_cache_rows): until
  * then FTS5 answers keyword searches at ~0.6 s of CPU each at 100k, and a run would measure that.
  */
@@ -325,8 +306,7 @@ async function walletCached(): Promise<void> {
   if (args.engine === "redis") return;
   const started = performance.now();
   for (let logged = 0; ; ) {
-    const text = await (await fetch(`${base}/metrics`)).text();
-    const rows = Number(/^engram_cache_rows (\S+)$/m.exec(text)?.[1] ?? 0);
+    const { rows } = await scrapeCache(base);
     if (rows >= size) return;
     const waited = (performance.now() - started) / 1000;
     if (waited > 600) throw new Error(`the wallet is not cached after 600 s (${rows} of ${size} rows): is CACHE_MAX_MB too small for it?`);
@@ -353,10 +333,12 @@ try {
     if (key !== "batch") Bun.spawnSync(["wrk", "-t1", "-c8", `-d${Math.max(1, Math.ceil((size * processes) / loadRate))}s`, "-s", warmUp, base]);
     if (key !== "batch") await walletCached();
     const cpuBefore = serviceCpuSeconds();
-    const threadsBefore = threadCpuSeconds();
+    // where a request's CPU goes, by thread of the service: main (its JavaScript thread), Worker (the
+    // embedding worker), JITWorker, HeapHelper, mi-scavenger…
+    const threadsBefore = threadCpu(server.pid);
     const out = Bun.spawnSync(["wrk", `-t${WRK_THREADS}`, `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, base]);
     const cpuUsed = serviceCpuSeconds() - cpuBefore;
-    const threadsUsed = [...threadCpuSeconds()].map(([name, s]): [string, number] => [name, s - (threadsBefore.get(name) ?? 0)]).filter(([, s]) => s > 0);
+    const threadsUsed = [...cpuByName(threadsBefore, threadCpu(server.pid))].filter(([, ms]) => ms > 0);
     const text = out.stdout.toString();
     const json = text.match(/JSON(\{.*\})/)?.[1];
     if (!json) throw new Error(`wrk output without a summary:\n${text}\n${out.stderr.toString()}`);
@@ -364,7 +346,7 @@ try {
     const rps = r.requests / r.seconds;
     const cpuMs = (cpuUsed * 1000) / Math.max(1, r.requests);
     log(`${label}: ${Math.round(rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, service CPU ${cpuMs.toFixed(3)} ms/req, non-2xx ${r.non2xx}, errors ${r.errors}`);
-    const byThread = threadsUsed.sort((a, b) => b[1] - a[1]).map(([name, s]) => `${name} ${((s * 1000) / Math.max(1, r.requests)).toFixed(3)}`);
+    const byThread = threadsUsed.sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${(ms / Math.max(1, r.requests)).toFixed(3)}`);
     // (with several processes the spawned one is the supervisor: the workers' threads are elsewhere)
     if (processes === 1) log(`${label}: CPU ms/req by thread: ${byThread.join(", ")}`);
     const repeated = key === "batch" && r.requests > BATCH_BODIES ? ` (${r.requests - BATCH_BODIES} repeated bodies)` : "";

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 
-/** The process's anonymous resident memory in bytes (RssAnon of /proc/self/status); null where there is no /proc (not Linux). */
-export function anonymousRss(): number | null {
+/** A process's anonymous resident memory in bytes (RssAnon of /proc/<pid>/status; this one's by default); null where there is no /proc (not Linux). */
+export function anonymousRss(pid: number | "self" = "self"): number | null {
   try {
-    const kib = /^RssAnon:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    const kib = /^RssAnon:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
     return kib === undefined ? null : Number(kib) * 1024;
   } catch {
     return null;
