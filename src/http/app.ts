@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { swagger } from "@elysiajs/swagger";
 import type { AppDeps } from "./deps";
 import { toErrorReply } from "./errors";
+import { reportFreeTier } from "./auth-plugin";
 import { checkDeclaredLength, parseJsonBody, requestIdOf } from "./validation";
 import { memoryRoutes } from "./routes/memories";
 import { coreRoutes } from "./routes/core";
@@ -35,7 +36,8 @@ export function createApp(deps: AppDeps) {
       checkDeclaredLength(request);
     })
     .onParse({ as: "global" }, parseJsonBody)
-    .onError({ as: "global" }, ({ code, error, set, request, route }) => {
+    .onError({ as: "global" }, async (context) => {
+      const { code, error, set, request, route } = context;
       const { reply, unexpected } = toErrorReply(code, error);
       const requestId = String(set.headers["x-request-id"] ?? requestIdOf(request));
       set.headers["x-request-id"] = requestId;
@@ -49,6 +51,7 @@ export function createApp(deps: AppDeps) {
       }
       set.status = reply.status;
       for (const [name, value] of Object.entries(reply.headers ?? {})) set.headers[name] = value;
+      await reportFreeTier(context);
       return reply.body;
     })
     .use(

@@ -364,6 +364,18 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
     expect(vectorIndexCounters.sqlScans).toBe(before.sqlScans); // answered from the cache, not SQL
   });
 
+  test("searches asked together: a search asked while the scan thread is idle splits the rows with the main thread, the ones asked while it is busy go to it whole; every answer is exact", async () => {
+    const queries: Float32Array[] = [];
+    while (queries.length < 12) {
+      const q = queryVector(model, BIG);
+      if (nearTieAt(reference(model, BIG, q, {}, NOW), 10) < 0) queries.push(q);
+    }
+    const offloaded = vectorIndexCounters.offloadedScans;
+    const answers = await Promise.all(queries.map((q) => store.nearest(BIG, q, {}, 10, NOW)));
+    expect(vectorIndexCounters.offloadedScans - offloaded).toBe(queries.length);
+    queries.forEach((q, i) => expect(answers[i]!.map((h) => h.memory.id)).toEqual(reference(model, BIG, q, {}, NOW).slice(0, 10).map((e) => e.id)));
+  });
+
   test("unfiltered searches skip the per-row filter only while no row has expired and every row has a vector", async () => {
     const user = "user-no-filter";
     const otherDimension = () => gaussVector(D + 4);
@@ -792,7 +804,7 @@ describe("vector index: SqliteStore.nearest equals a brute-force cosine scan", (
       const query = queryVector(model, BIG);
       const first = store.nearest(BIG, query, {}, 10, NOW); // in flight on the scan thread
       // a write and a search that applies it to the cache (the first search's rows change under it)
-      const row = pick(liveRows(model, BIG));
+      const row = pick(liveRows(model, BIG).filter((r) => matches(r.memory, {}, NOW))); // not expired at NOW
       updateSync(store, model, row.memory.id, {}, around(query, 0.001));
       const second = await store.nearest(BIG, query, {}, 10, NOW);
       const want = reference(model, BIG, query, {}, NOW).slice(0, 10).map((e) => e.id);
@@ -991,8 +1003,8 @@ describe("vector kernel", () => {
       return v.map((x) => x / norm);
     })();
     // bound 2: every accepted row can still beat the k-th, so the second pass rescores them all
-    const request = (generation: number, filter: FilterIds | null) => ({
-      stride, query: new Int16Array(stride).fill(100), unit, unitScale: 1, bound: 2, n, k, want, filter,
+    const request = (generation: number, filter: FilterIds | null, range = { from: 0, to: n }) => ({
+      stride, query: new Int16Array(stride).fill(100), unit, unitScale: 1, bound: 2, range, k, want, filter,
       columns: { ...packed, vectors: columns.vectors, tagStarts: columns.tagStarts, tagList: columns.tagList },
       at: { generation, query: queryAt, scales: scalesAt, scores: scoresAt, rows: rowsAt },
     });
@@ -1003,15 +1015,18 @@ describe("vector kernel", () => {
     expect(await scanThread.scan(memory, { ...request(1, any), filter: (() => any) as unknown as FilterIds })).toBeNull();
     expect(await scanThread.scan(memory, request(0, any))).toBeNull();
     expect(scores.every((x) => x === -7)).toBe(true); // nothing written under the old layout
-    for (const { label, ids, pass } of filters) {
-      const want = [...Array(n).keys()]
-        .filter(pass)
-        .map((slot) => ({ rowid: columns.rowids[slot]!, distance: 1 - fixedPointCosine(unit, columns.vectors, slot * dim, columns.factors[slot]!) }))
-        .sort((a, b) => a.distance - b.distance || a.rowid - b.rowid)
-        .slice(0, k);
-      const got = await scanThread.scan(memory, request(1, ids));
-      expect(got).not.toBeNull();
-      expect({ label, found: Array.from(got!.rowids, (rowid, i) => ({ rowid, distance: got!.distances[i]! })) }).toEqual({ label, found: want });
+    // the whole wallet, and a range of it (a search split with the main thread scans one)
+    for (const range of [{ from: 0, to: n }, { from: 37, to: n - 11 }]) {
+      for (const { label, ids, pass } of filters) {
+        const want = [...Array(n).keys()]
+          .filter((slot) => slot >= range.from && slot < range.to && pass(slot))
+          .map((slot) => ({ rowid: columns.rowids[slot]!, distance: 1 - fixedPointCosine(unit, columns.vectors, slot * dim, columns.factors[slot]!) }))
+          .sort((a, b) => a.distance - b.distance || a.rowid - b.rowid)
+          .slice(0, k);
+        const got = await scanThread.scan(memory, request(1, ids, range));
+        expect(got).not.toBeNull();
+        expect({ label, range, found: Array.from(got!.rowids, (rowid, i) => ({ rowid, distance: got!.distances[i]! })) }).toEqual({ label, range, found: want });
+      }
     }
   });
 });

@@ -1,6 +1,7 @@
 import { kernelMemory, type GatherFn, type Kernel, type ScoreFn } from "./vector-kernel";
 import { LAYOUT_WORDS, layoutGeneration, scanThread, withLayoutLock, type ScanResult, type SharedColumns } from "./scan-thread";
 import type { FilterIds } from "./slot-filter";
+import type { SlotRange } from "./top-k";
 
 /** Slack for float rounding in the quantization bound (cosine units). */
 export const ROUNDING_SLACK = 1e-5;
@@ -87,7 +88,7 @@ export class Quantized {
    * The search (exactTopK over these rows under the filter) run by the scan thread on the rows as they
    * are when it runs; null when it is unavailable.
    */
-  searchElsewhere(search: { unit: Float64Array; n: number; k: number; want: number; filter: FilterIds | null; columns: SharedColumns }): Promise<ScanResult | null> {
+  searchElsewhere(search: { unit: Float64Array; range: SlotRange; k: number; want: number; filter: FilterIds | null; columns: SharedColumns }): Promise<ScanResult | null> {
     const query = new Int16Array(this.stride);
     const { unitScale, bound } = this.quantizeQuery(search.unit, query);
     const at = { generation: layoutGeneration(this.memory), query: this.threadQueryAt, scales: this.scalesAt, scores: this.threadScoresAt, rows: this.rowsAt };
@@ -116,13 +117,13 @@ export class Quantized {
   }
 
   /**
-   * Scores the first n rows against the unit query: scores[i] / unitScale approximates the cosine,
-   * within ± bound.
+   * Scores the rows of the range against the unit query: scores[slot] / unitScale approximates the
+   * cosine, within ± bound (scores below range.from are not written).
    */
-  scan(query: Float64Array, n: number): { scores: Float32Array; unitScale: number; bound: number } {
+  scan(query: Float64Array, { from, to }: SlotRange): { scores: Float32Array; unitScale: number; bound: number } {
     const { unitScale, bound } = this.setQuery(query);
-    this.score(this.queryAt, this.rowsAt, n, this.scalesAt, this.scoresAt);
-    return { scores: new Float32Array(this.memory.buffer, this.scoresAt, n), unitScale, bound };
+    this.score(this.queryAt, this.rowsAt + from * this.stride, to - from, this.scalesAt + 4 * from, this.scoresAt + 4 * from);
+    return { scores: new Float32Array(this.memory.buffer, this.scoresAt, to), unitScale, bound };
   }
 
   /** As scan, for the listed rows only: scores[i] is row slots[i]'s. */

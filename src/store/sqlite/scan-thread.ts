@@ -1,5 +1,6 @@
 import { log } from "../../log";
 import type { FilterColumns, FilterIds } from "./slot-filter";
+import type { SlotRange } from "./top-k";
 
 /**
  * Where, in a wallet's shared kernel memory (quantized.ts), the scan thread reads and
@@ -22,7 +23,7 @@ export interface SharedColumns extends FilterColumns {
   vectors: Int16Array;
 }
 
-/** One search as the scan thread runs it: exactTopK over the wallet's first n rows under the filter. */
+/** One search as the scan thread runs it: exactTopK over a range of the wallet's rows under the filter. */
 export interface ScanRequest {
   stride: number;
   /** the int8 kernel's query (quantized), and the unit query for the exact rescoring */
@@ -30,7 +31,7 @@ export interface ScanRequest {
   unit: Float64Array;
   unitScale: number;
   bound: number;
-  n: number;
+  range: SlotRange;
   k: number;
   want: number;
   /** null: every row passes (no filter, and no row expired or without a vector) */
@@ -115,6 +116,11 @@ class ScanThread {
   private readonly waiting = new Map<number, (result: ScanResult | null) => void>();
   /** a wallet's memory is forgotten by the thread once the main thread has dropped it */
   private readonly forget = new FinalizationRegistry<number>((key) => this.worker?.postMessage({ type: "forget", key } satisfies ScanThreadMessage));
+
+  /** Searches are waiting for the thread (it may be scanning now). */
+  get busy(): boolean {
+    return this.waiting.size > 0;
+  }
 
   scan(memory: WebAssembly.Memory, request: ScanRequest): Promise<ScanResult | null> {
     const worker = this.thread();

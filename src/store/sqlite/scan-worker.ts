@@ -52,15 +52,15 @@ function search(msg: Extract<ScanThreadMessage, { type: "scan" }>): ScanThreadRe
   try {
     // the main thread moved the areas since it asked: writing at these offsets could hit its rows
     if (Atomics.load(words, LAYOUT_WORDS.generation) !== msg.at.generation) return { id: msg.id, stale: true };
-    const { at, n, unit } = msg;
-    new Int16Array(memory.buffer, at.query, msg.stride).set(msg.query);
-    score(at.query, at.rows, n, at.scales, at.scores);
+    const { at, range, unit, stride } = msg;
+    new Int16Array(memory.buffer, at.query, stride).set(msg.query);
+    score(at.query, at.rows + range.from * stride, range.to - range.from, at.scales + 4 * range.from, at.scores + 4 * range.from);
     const dim = unit.length;
     const { vectors, num, capacity } = columns;
     const factors = FACTOR * capacity;
     const rows = { cosine: (slot: number) => fixedPointCosine(unit, vectors, slot * dim, num[factors + slot]!), rowid: (slot: number) => num[ROWID * capacity + slot]! };
     const accept = msg.filter ? slotFilter(msg.filter, columns) : true;
-    const { found, secondPass } = exactTopK(new Float32Array(memory.buffer, at.scores, n), n, msg.k, msg.want, accept, msg.unitScale, msg.bound, rows);
+    const { found, secondPass } = exactTopK(new Float32Array(memory.buffer, at.scores, range.to), range, msg.k, msg.want, accept, msg.unitScale, msg.bound, rows);
     return { id: msg.id, rowids: Float64Array.from(found, (f) => f.rowid), distances: Float64Array.from(found, (f) => f.distance), secondPass };
   } finally {
     Atomics.store(words, LAYOUT_WORDS.lock, FREE);

@@ -14,16 +14,23 @@ export interface RankedRows {
   rowid(slot: number): number;
 }
 
+/** Slots [from, to) of a wallet's rows: a whole wallet is { from: 0, to: size }. */
+export interface SlotRange {
+  from: number;
+  to: number;
+}
+
 /**
- * The k best accepted rows by exact cosine, nearest first (ties by rowid), from first-pass scores
- * approx[slot] / unitScale that are within ± bound of each row's exact cosine (wallet-cache.ts).
+ * The k best accepted rows of the range by exact cosine, nearest first (ties by rowid), from
+ * first-pass scores approx[slot] / unitScale that are within ± bound of each row's exact cosine
+ * (wallet-cache.ts). The top k of two ranges, merged, is the top k of both: a search may be split.
  * Pass 1 rescores the `want` best by first-pass score; their k-th exact cosine certifies them unless
  * a row outside them could still beat it (its first-pass score within the bound), and then pass 2
  * rescores every such row. Shared by the main thread and the scan thread (scan-worker.ts).
  */
 export function exactTopK(
   approx: Float32Array,
-  n: number,
+  range: SlotRange,
   k: number,
   want: number,
   accept: SlotFilter,
@@ -31,16 +38,16 @@ export function exactTopK(
   bound: number,
   rows: RankedRows,
 ): { found: Ranked[]; secondPass: boolean } {
-  const { slots: candidates, threshold } = topSlots(approx, n, want, accept);
+  const { slots: candidates, threshold } = topSlots(approx, range, want, accept);
   const found = rescore(rows, candidates);
-  if (candidates.length < want || want === n) return { found: found.slice(0, k), secondPass: false };
+  if (candidates.length < want || want === range.to - range.from) return { found: found.slice(0, k), secondPass: false };
   // Certificate: a row outside the candidates scores at most threshold + bound exactly.
   const kth = 1 - found[k - 1]!.distance;
   if (threshold / unitScale + bound < kth) return { found: found.slice(0, k), secondPass: false };
   // Pass 2: every accepted row that could still beat the k-th.
   const floor = (kth - bound) * unitScale;
   const slots: number[] = [];
-  for (let slot = 0; slot < n; slot++) if (approx[slot]! >= floor && (accept === true || accept(slot))) slots.push(slot);
+  for (let slot = range.from; slot < range.to; slot++) if (approx[slot]! >= floor && (accept === true || accept(slot))) slots.push(slot);
   return { found: rescore(rows, slots).slice(0, k), secondPass: true };
 }
 
@@ -56,12 +63,12 @@ export function rescore(rows: RankedRows, slots: ArrayLike<number>): Ranked[] {
  * heap order), and the lowest score among them once there are `want` (-Infinity before: every
  * accepted slot got in).
  */
-function topSlots(scores: Float32Array, n: number, want: number, accept: SlotFilter): { slots: Int32Array; threshold: number } {
+function topSlots(scores: Float32Array, { from, to }: SlotRange, want: number, accept: SlotFilter): { slots: Int32Array; threshold: number } {
   const heap = new Int32Array(want);
   const heapScore = new Float64Array(want);
   let size = 0;
   let threshold = -Infinity;
-  for (let slot = 0; slot < n; slot++) {
+  for (let slot = from; slot < to; slot++) {
     const s = scores[slot]!;
     if (s <= threshold || (accept !== true && !accept(slot))) continue;
     if (size < want) {

@@ -1,11 +1,11 @@
 import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
 import { kernelFor } from "./vector-kernel";
-import type { SharedColumns } from "./scan-thread";
+import { scanThread, type SharedColumns } from "./scan-thread";
 import { slotFilter, type FilterIds } from "./slot-filter";
 import { TagSets } from "./tag-sets";
 import { RowSlots } from "./row-slots";
 import { InternedNames } from "./interned-names";
-import { byDistance, exactTopK, rescore, siftDown, siftUp, type Ranked, type RankedRows } from "./top-k";
+import { byDistance, exactTopK, rescore, siftDown, siftUp, type Ranked, type RankedRows, type SlotRange } from "./top-k";
 import { IdColumn, TimestampColumn } from "./compact-strings";
 import { fixedPointCosine, fixedPointUnit, toFixedPoint } from "./fixed-point";
 import { WalletKeywords, type SlotFilter } from "./keyword-index";
@@ -22,6 +22,7 @@ export interface Neighbour extends Ranked {
 const KERNEL_MIN_ROWS = 2048;
 /** Candidates rescored exactly in the first pass: k + max(MIN_EXTRA_CANDIDATES, k). */
 const MIN_EXTRA_CANDIDATES = 64;
+const candidatesWanted = (k: number, rows: number) => Math.min(rows, k + Math.max(MIN_EXTRA_CANDIDATES, k));
 /**
  * Spare slots a wallet's arrays start with, as a share of the rows expected (writes during and after
  * its load use them before the arrays grow), and the factor they grow by, by MIN_GROWTH slots at
@@ -492,7 +493,7 @@ export class UserVectors {
     const query = unit(vector);
     const n = this.size;
     if (query.every((x) => x === 0)) return this.anyK(accept, k);
-    const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
+    const want = candidatesWanted(k, n);
     const subset = min > -Infinity && this.quantized ? this.namespaceSlots(filter) : null;
     if (subset) {
       vectorIndexCounters.namespaceScans++;
@@ -507,7 +508,7 @@ export class UserVectors {
     // nonzero bound sends rows tied with the k-th to the second pass, so ties resolve by rowid.
     let bound = ROUNDING_SLACK;
     if (this.quantized) {
-      const scan = this.quantized.scan(query, n);
+      const scan = this.quantized.scan(query, { from: 0, to: n });
       approx = scan.scores;
       unitScale = scan.unitScale;
       bound = scan.bound;
@@ -517,16 +518,29 @@ export class UserVectors {
     }
     const close = min > -Infinity && !subset ? this.within(query, approx, accept, min, unitScale, bound, want) : null;
     if (close) return close.slice(0, k);
-    const { found, secondPass } = exactTopK(approx, n, k, want, accept, unitScale, bound, this.rowsFor(query));
+    const { found, secondPass } = exactTopK(approx, { from: 0, to: n }, k, want, accept, unitScale, bound, this.rowsFor(query));
+    if (secondPass) vectorIndexCounters.secondPasses++;
+    return found;
+  }
+
+  /** `nearest` (quantized rows, no minimum) over a range of slots only. */
+  private nearestIn(quantized: Quantized, query: Float64Array, accept: SlotFilter, k: number, range: SlotRange): Ranked[] {
+    const scan = quantized.scan(query, range);
+    const want = candidatesWanted(k, range.to - range.from);
+    const { found, secondPass } = exactTopK(scan.scores, range, k, want, accept, scan.unitScale, scan.bound, this.rowsFor(query));
     if (secondPass) vectorIndexCounters.secondPasses++;
     return found;
   }
 
   /**
    * `nearest` (without a minimum) run by the scan thread, the filter included (slot-filter.ts over
-   * the shared columns), while the main thread serves other requests. The answer is `nearest`'s: the
-   * search runs here instead when the rows changed while the thread searched them (the wallet's
-   * version moved), when the thread is unavailable, and for a zero query or a filter no row matches.
+   * the shared columns), while the main thread serves other requests. When the thread has no other
+   * search waiting, it takes the lower half of the rows and this thread scans the upper half
+   * meanwhile: a lone recall (one caller, or a lull) waits ~half as long for its neighbours, and a
+   * busy service, whose thread is seldom idle, still leaves the scans to it. The answer is
+   * `nearest`'s (the top k of two ranges, merged, is the top k): the search runs here instead when
+   * the rows changed while the thread searched them (the wallet's version moved), when the thread is
+   * unavailable, and for a zero query or a filter no row matches.
    */
   async nearestOffloaded(vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<Neighbour[]> {
     const quantized = this.quantized;
@@ -536,9 +550,13 @@ export class UserVectors {
     // columns not yet in SharedArrayBuffers would reach the thread as copies, stale after the next write
     if (!quantized || !ids || !this.shared || query.every((x) => x === 0)) return here();
     const n = this.size;
-    const want = Math.min(n, k + Math.max(MIN_EXTRA_CANDIDATES, k));
+    const everyRow = this.passesAll(ids);
+    const split = scanThread.busy ? n : n >> 1;
     const version = this.version;
-    const scan = await quantized.searchElsewhere({ unit: query, n, k, want, filter: this.passesAll(ids) ? null : ids, columns: this.sharedColumns() });
+    const pending = quantized.searchElsewhere({ unit: query, range: { from: 0, to: split }, k, want: candidatesWanted(k, split), filter: everyRow ? null : ids, columns: this.sharedColumns() });
+    // computed before anything awaits, so at `version` like the thread's rows (checked below)
+    const upper = split < n ? this.nearestIn(quantized, query, everyRow ? true : slotFilter(ids, this.sharedColumns()), k, { from: split, to: n }) : [];
+    const scan = await pending;
     if (!scan) return here();
     vectorIndexCounters.offloadedScans++;
     if (this.version !== version) {
@@ -547,7 +565,8 @@ export class UserVectors {
     }
     if (scan.secondPass) vectorIndexCounters.secondPasses++;
     // nothing awaits from here on: the refs are read from the rows the thread searched
-    return this.withRefs(Array.from(scan.rowids, (rowid, i) => ({ rowid, distance: scan.distances[i]! })));
+    const lower = Array.from(scan.rowids, (rowid, i) => ({ rowid, distance: scan.distances[i]! }));
+    return this.withRefs(upper.length === 0 ? lower : [...lower, ...upper].sort(byDistance).slice(0, k));
   }
 
   /** Sets each neighbour's ref (what ranking reads of its row) from this cache. */
