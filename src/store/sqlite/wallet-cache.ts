@@ -536,8 +536,8 @@ export class UserVectors {
    * `nearest` (without a minimum) run by the scan thread, the filter included (slot-filter.ts over
    * the shared columns), while the main thread serves other requests. When the thread has no other
    * search waiting, it takes the lower half of the rows and this thread scans the upper half
-   * meanwhile: a lone recall (one caller, or a lull) waits ~half as long for its neighbours, and a
-   * busy service, whose thread is seldom idle, still leaves the scans to it. The answer is
+   * meanwhile, so that a lone recall (one caller, or a lull) does not wait on one core while the
+   * other idles; a busy service, whose thread is seldom idle, still leaves the scans to it. The answer is
    * `nearest`'s (the top k of two ranges, merged, is the top k): the search runs here instead when
    * the rows changed while the thread searched them (the wallet's version moved), when the thread is
    * unavailable, and for a zero query or a filter no row matches.

@@ -1,0 +1,162 @@
+/**
+ * Where one recall's time goes, as a lone client sees it: POST /v1/recall through the HTTP app
+ * (app.handle: routing, authentication, validation, paywall, JSON) one call at a time with a 1 ms
+ * pause between calls, and when each step the recall waits for starts and ends, in ms from the
+ * request's start (p50 over the calls). Steps are the store's and the embedder's calls (the same on
+ * either engine): the free-call read and reservation, the query's embedding, the keyword and vector
+ * searches, the relation counts and the results' records. Then, for reference, the embedding, the
+ * keyword search and the vector search each alone (one call at a time, 1 ms apart). On the wallet
+ * scripts/bench/throughput.ts fills:
+ *
+ *   bun scripts/bench/throughput.ts --corpus realmem --size 100000 --data-dir DIR --only status   (fills DIR once)
+ *   bun scripts/bench/recall-steps.ts --data-dir DIR [--corpus realmem] [--limit 10] [--calls 500]
+ *   REDIS_URL=redis://127.0.0.1:6379 bun scripts/bench/recall-steps.ts --engine redis --data-dir DIR --corpus synthetic
+ *
+ * Wall times: run it on a quiet machine. On the embedded engine it first waits until the wallet is cached.
+ */
+import { parseArgs } from "node:util";
+import { join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Hex } from "viem";
+import { loadConfig, withSessionSecret } from "../../src/config.ts";
+import { openStore } from "../../src/store/open-store.ts";
+import { startEmbedder } from "../../src/embed/embedder.ts";
+import { buildDeps } from "../../src/http/deps.ts";
+import { createApp } from "../../src/http/app.ts";
+import { queryTerms } from "../../src/domain/text.ts";
+import { LIMITS } from "../../src/domain/memory.ts";
+import { BENCH_MODEL, percentiles, printTable } from "./bench-util.ts";
+import { loadRealMem } from "./realmem.ts";
+import { prng, syntheticQuery } from "./synthetic.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    "data-dir": { type: "string" },
+    engine: { type: "string", default: "sqlite" },
+    corpus: { type: "string", default: "realmem" },
+    limit: { type: "string", default: "10" },
+    calls: { type: "string", default: "500" },
+  },
+});
+if (!args["data-dir"]) throw new Error("--data-dir: a data dir filled by scripts/bench/throughput.ts (e.g. --corpus realmem --size 10000 --data-dir DIR --only status)");
+const redisUrl = process.env.REDIS_URL;
+if (args.engine === "redis" && !redisUrl) throw new Error("--engine redis: set REDIS_URL to the server throughput.ts --engine redis filled");
+if (!["synthetic", "realmem"].includes(args.corpus!)) throw new Error(`--corpus is synthetic or realmem; got ${args.corpus}`);
+const limit = Number(args.limit);
+const calls = Number(args.calls);
+const log = (msg: string) => console.error(`[recall-steps] ${msg}`);
+const root = resolve(import.meta.dir, "../..");
+const cacheDir = resolve(process.env.MODEL_CACHE_DIR ?? join(root, ".cache/models"));
+
+const queries =
+  args.corpus === "realmem"
+    ? loadRealMem(2000).flatMap((p) => p.events.flatMap((e) => (e.kind === "query" && e.text.length <= LIMITS.searchQuery ? [e.text] : [])))
+    : Array.from({ length: 1000 }, ((rng) => () => syntheticQuery(rng))(prng(3)));
+const query = (i: number) => queries[i % queries.length]!;
+
+const engineEnv = args.engine === "redis" ? { STORE: "redis", REDIS_URL: redisUrl! } : {};
+const settings = loadConfig({ DATA_DIR: resolve(args["data-dir"]), MODEL_CACHE_DIR: cacheDir, FREE_TIER_CALLS: "1000000000", LOG_LEVEL: "warn", ...engineEnv });
+const store = await openStore(settings);
+const embedder = await startEmbedder({ model: BENCH_MODEL, cacheDir });
+await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
+
+/** Start and end of each step of the current call, in ms from its start; `on` while a measured call runs. */
+let callStart = 0;
+let on = false;
+let steps = new Map<string, { start: number; end: number }>();
+/** `target` with the named methods reporting their start and end (the first call of each per request). */
+function stepped<T extends object>(target: T, names: string[]): T {
+  return new Proxy(target, {
+    get(obj, prop, receiver) {
+      const value = Reflect.get(obj, prop, receiver);
+      if (typeof value !== "function" || typeof prop !== "string" || !names.includes(prop)) return value;
+      return (...callArgs: unknown[]) => {
+        const start = performance.now() - callStart;
+        const result = value.apply(obj, callArgs);
+        const done = () => on && !steps.has(prop) && steps.set(prop, { start, end: performance.now() - callStart });
+        if (result instanceof Promise) result.then(done, () => {});
+        else done();
+        return result;
+      };
+    },
+  });
+}
+const STORE_STEPS = ["freeCallsUsed", "reserveFreeCall", "searchText", "nearest", "embeddings", "relationCounts", "getMemories"];
+const deps = buildDeps(await withSessionSecret(settings, store), stepped(store, STORE_STEPS), stepped(embedder, ["embed"]));
+const app = createApp(deps);
+
+const account = privateKeyToAccount(`0x${createHash("sha256").update("engram-throughput-main").digest("hex")}` as Hex);
+const userId = await store.userIdForWallet(account.address);
+const ts = Math.floor(Date.now() / 1000);
+const authHeader = `${account.address}:${ts}:${await account.signMessage({ message: `service-auth:${ts}` })}`;
+
+if (args.engine === "sqlite") {
+  const total = await store.countAll();
+  await store.searchText(userId, ["warm"], {}, 1, Date.now()); // starts the wallet's load into the cache
+  for (let waited = 0; ; waited++) {
+    const rows = (store as unknown as { vectors: { cached(): { rows: number } } }).vectors.cached().rows;
+    if (rows >= total) break;
+    if (waited % 20 === 0) log(`waiting for the wallet to be cached: ${rows} of ${total} rows`);
+    await Bun.sleep(500);
+  }
+}
+
+async function recall(i: number): Promise<void> {
+  const res = await app.handle(
+    new Request("http://127.0.0.1/v1/recall", { method: "POST", headers: { "x-wallet-auth": authHeader, "content-type": "application/json" }, body: JSON.stringify({ query: query(i), limit }) }),
+  );
+  if (res.status !== 200) throw new Error(`POST /v1/recall answered ${res.status}: ${await res.text()}`);
+  await res.text();
+}
+
+log(`warm-up: ${Math.min(300, calls)} recalls`);
+for (let i = 0; i < Math.min(300, calls); i++) await recall(i);
+const timeline = new Map<string, { start: number[]; end: number[] }>();
+const totals: number[] = [];
+for (let i = 0; i < calls; i++) {
+  await Bun.sleep(1);
+  steps = new Map();
+  on = true;
+  callStart = performance.now();
+  await recall(300 + i);
+  totals.push(performance.now() - callStart);
+  on = false;
+  for (const [name, { start, end }] of steps) {
+    const t = timeline.get(name) ?? { start: [], end: [] };
+    t.start.push(start);
+    t.end.push(end);
+    timeline.set(name, t);
+  }
+  if ((i + 1) % 100 === 0) log(`${i + 1}/${calls} recalls`);
+}
+
+/** p50 wall ms of `run` alone, one call at a time, 1 ms apart. */
+async function alone(run: (i: number) => Promise<unknown>): Promise<number> {
+  const ms: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    await Bun.sleep(1);
+    const t = performance.now();
+    await run(i);
+    ms.push(performance.now() - t);
+  }
+  return percentiles(ms).p50;
+}
+const vectors = (await embedder.embed(Array.from({ length: 100 }, (_, i) => query(i)))).vectors;
+const k = Math.max(40, 4 * limit); // as many candidates as recall asks each search for
+const references: [string, number][] = [
+  ["the query's embedding", await alone((i) => embedder.embed([query(i)]))],
+  [`keyword search (${k} hits)`, await alone((i) => store.searchText(userId, queryTerms(query(i)), {}, k, Date.now()))],
+  [`vector search (${k} nearest)`, await alone((i) => store.nearest(userId, vectors[i % 100]!, {}, k, Date.now()))],
+];
+
+const p50 = (xs: number[]) => percentiles(xs).p50.toFixed(2);
+const rows = [...timeline].sort((a, b) => percentiles(a[1].start).p50 - percentiles(b[1].start).p50).map(([name, t]) => [name, `${t.start.length}`, p50(t.start), p50(t.end)]);
+rows.push(["the whole request (answer read)", `${totals.length}`, "0.00", p50(totals)]);
+console.log(`\n${(await store.countAll()).toLocaleString("en-US")} memories (${args.engine}), ${args.corpus} queries, limit ${limit}, ${calls} recalls one at a time\n`);
+printTable(["step of POST /v1/recall", "calls with it", "starts at, p50 ms", "ends at, p50 ms"], rows);
+console.log("");
+printTable(["alone, one call at a time", "p50 ms"], references.map(([name, ms]) => [name, ms.toFixed(2)]));
+await embedder.close();
+await store.close();
+process.exit(0);
