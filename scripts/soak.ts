@@ -18,7 +18,7 @@
  * slope over the samples, and between two readings after --idle s (default 30) without requests,
  * at the end of the warm-up (the connections pause) and at the end; at those two readings the
  * service (started with scripts/bench/memory-probe.ts preloaded) says which allocator the growth is in.
- * Exits 1 on a 5xx,
+ * --skip leaves request kinds out of the mix (e.g. `--skip export,suggested`). Exits 1 on a 5xx,
  * or on growth unless --writes add (where growth is the point).
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -36,6 +36,7 @@ const { values } = parseArgs({
     connections: { type: "string", default: "64" },
     writes: { type: "string", default: "mixed" },
     idle: { type: "string", default: "30" },
+    skip: { type: "string", default: "" },
   },
 });
 const IDLE_S = Number(values.idle);
@@ -43,6 +44,8 @@ const MINUTES = Number(values.minutes);
 const CONNECTIONS = Number(values.connections);
 const WRITES = values.writes as "mixed" | "replace" | "add";
 if (!["mixed", "replace", "add"].includes(WRITES)) throw new Error(`--writes is mixed, replace or add; got ${values.writes}`);
+/** request kinds left out of the mix (--skip export,stats): which requests' garbage the readings carry */
+const SKIP = new Set(values.skip ? values.skip.split(",") : []);
 const SAMPLE_MS = 10_000;
 const WALLETS = 8;
 
@@ -69,8 +72,8 @@ let counter = 0;
 const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)]!;
 const content = () => `${sentence(++counter)} (soak ${counter} ${crypto.randomUUID().slice(0, 8)})`;
 
-/** One request of the mix: [name, method, path, body?]; stores and deletes balance. */
-function nextRequest(wallet: Wallet): [string, string, string, unknown?] {
+/** The requests of the mix for the wallet: [name, method, path, body?]; stores and deletes balance. */
+function mixOf(wallet: Wallet, skip = SKIP): [string, string, string, unknown?][] {
   const id = pick(wallet.ids);
   const other = pick(wallet.ids);
   const mix: [string, string, string, unknown?][] = [
@@ -99,6 +102,19 @@ function nextRequest(wallet: Wallet): [string, string, string, unknown?] {
     ["ingest", "POST", "/v1/ingest", { messages: [{ role: "user", content: `${content()} I always use tabs.` }] }],
     ["bad request", "POST", "/v1/store", { content: "x".repeat(9000) }],
   ];
+  return mix.filter(([name]) => !skip.has(name));
+}
+const kinds = mixOf(wallets[0]!, new Set()).map(([kind]) => kind);
+const unknownSkips = [...SKIP].filter((name) => !kinds.includes(name));
+if (unknownSkips.length) {
+  await service.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  throw new Error(`--skip: no request kind ${unknownSkips.join(", ")}; the kinds are ${kinds.join(", ")}`);
+}
+
+/** One request of the mix. */
+function nextRequest(wallet: Wallet): [string, string, string, unknown?] {
+  const mix = mixOf(wallet);
   if (WRITES === "mixed") return pick(mix);
   // replace: the writes delete right after adding (see connection); add: nothing is deleted, and half
   // the requests are batch stores of 20, so that the memories added outweigh the noise of the heaps
@@ -234,7 +250,7 @@ const middle = mean(anon.slice(third, 2 * third));
 const last = mean(anon.slice(-third));
 const growth = last - middle;
 const flat = growth <= Math.max(0.1 * middle, 16 * 1024 * 1024);
-console.log(`\nsoak (${process.env.STORE ?? "sqlite"} engine, model ${process.env.EMBEDDING_MODEL ?? "default"}, writes ${WRITES}): ${MINUTES} min, ${CONNECTIONS} connections, ${requests} requests (${(requests / (MINUTES * 60)).toFixed(0)}/s), ${fiveXX} × 5xx\n`);
+console.log(`\nsoak (${process.env.STORE ?? "sqlite"} engine, model ${process.env.EMBEDDING_MODEL ?? "default"}, writes ${WRITES}${SKIP.size ? `, without ${[...SKIP].join(", ")}` : ""}): ${MINUTES} min, ${CONNECTIONS} connections, ${requests} requests (${(requests / (MINUTES * 60)).toFixed(0)}/s), ${fiveXX} × 5xx\n`);
 printTable(["t (s)", "RssAnon (MiB)", "RSS (MiB)", "rows cached", "cache accounted (MiB)", "requests", "req/s", "5xx", "p50 ms", "p99 ms"], rows);
 console.log(`\nrequests by kind: ${[...byName].sort().map(([k, n]) => `${k} ${n}`).join(", ")}`);
 console.log(`RssAnon: warm-up end ${mb(anon[third]!)} MiB, middle-third mean ${mb(middle)} MiB, last-third mean ${mb(last)} MiB (${growth >= 0 ? "+" : ""}${mb(growth)} MiB, ${((100 * growth) / middle).toFixed(1)}%): ${flat ? "flat" : "GROWING"}`);
