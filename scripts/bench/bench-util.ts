@@ -12,9 +12,10 @@ export function percentiles(samples: number[]): { p50: number; p95: number; p99:
 
 /**
  * `target` with each method call timed until its answer (a promise's settling, else the return) and
- * given to `record` while `on()` says so: the stores' and embedders' calls in the latency benches.
+ * given to `record` (with the call's start, performance.now()) while `on()` says so: the stores' and
+ * embedders' calls in the latency benches.
  */
-export function timedCalls<T extends object>(target: T, record: (method: string, ms: number) => void, on: () => boolean = () => true): T {
+export function timedCalls<T extends object>(target: T, record: (method: string, ms: number, startedAt: number) => void, on: () => boolean = () => true): T {
   return new Proxy(target, {
     get(obj, prop, receiver) {
       const value = Reflect.get(obj, prop, receiver);
@@ -23,8 +24,8 @@ export function timedCalls<T extends object>(target: T, record: (method: string,
         if (!on()) return value.apply(obj, callArgs);
         const t = performance.now();
         const result = value.apply(obj, callArgs);
-        if (!(result instanceof Promise)) record(prop, performance.now() - t);
-        else result.then(() => record(prop, performance.now() - t), () => {});
+        if (!(result instanceof Promise)) record(prop, performance.now() - t, t);
+        else result.then(() => record(prop, performance.now() - t, t), () => {});
         return result;
       };
     },

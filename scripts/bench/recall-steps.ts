@@ -26,7 +26,7 @@ import { buildDeps } from "../../src/http/deps.ts";
 import { createApp } from "../../src/http/app.ts";
 import { queryTerms } from "../../src/domain/text.ts";
 import { LIMITS } from "../../src/domain/memory.ts";
-import { BENCH_MODEL, percentiles, printTable } from "./bench-util.ts";
+import { BENCH_MODEL, percentiles, printTable, timedCalls } from "./bench-util.ts";
 import { loadRealMem } from "./realmem.ts";
 import { prng, syntheticQuery } from "./synthetic.ts";
 
@@ -61,29 +61,15 @@ const store = await openStore(settings);
 const embedder = await startEmbedder({ model: BENCH_MODEL, cacheDir });
 await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
 
-/** Start and end of each step of the current call, in ms from its start; `on` while a measured call runs. */
+/** Start and end of each step of the current call, in ms from its start (the first call of each name); `on` while a measured call runs. */
 let callStart = 0;
 let on = false;
 let steps = new Map<string, { start: number; end: number }>();
-/** `target` with the named methods reporting their start and end (the first call of each per request). */
-function stepped<T extends object>(target: T, names: string[]): T {
-  return new Proxy(target, {
-    get(obj, prop, receiver) {
-      const value = Reflect.get(obj, prop, receiver);
-      if (typeof value !== "function" || typeof prop !== "string" || !names.includes(prop)) return value;
-      return (...callArgs: unknown[]) => {
-        const start = performance.now() - callStart;
-        const result = value.apply(obj, callArgs);
-        const done = () => on && !steps.has(prop) && steps.set(prop, { start, end: performance.now() - callStart });
-        if (result instanceof Promise) result.then(done, () => {});
-        else done();
-        return result;
-      };
-    },
-  });
-}
-const STORE_STEPS = ["freeCallsUsed", "reserveFreeCall", "searchText", "nearest", "embeddings", "relationCounts", "getMemories"];
-const deps = buildDeps(await withSessionSecret(settings, store), stepped(store, STORE_STEPS), stepped(embedder, ["embed"]));
+const STEPS = new Set(["freeCallsUsed", "reserveFreeCall", "searchText", "nearest", "embeddings", "relationCounts", "getMemories", "embed"]);
+const step = (name: string, ms: number, startedAt: number) => {
+  if (STEPS.has(name) && !steps.has(name)) steps.set(name, { start: startedAt - callStart, end: startedAt + ms - callStart });
+};
+const deps = buildDeps(await withSessionSecret(settings, store), timedCalls(store, step, () => on), timedCalls(embedder, step, () => on));
 const app = createApp(deps);
 
 const account = privateKeyToAccount(`0x${createHash("sha256").update("engram-throughput-main").digest("hex")}` as Hex);

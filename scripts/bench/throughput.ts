@@ -44,7 +44,7 @@ import type { StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import { loadConfig } from "../../src/config.ts";
-import { cpuByName, printTable, scrapeCache, startBenchEmbedder, threadCpu } from "./bench-util.ts";
+import { cpuByName, percentiles, printTable, scrapeCache, startBenchEmbedder, threadCpu } from "./bench-util.ts";
 import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
 import { loadRealMem } from "./realmem.ts";
 
@@ -197,8 +197,8 @@ async function wrk(args: string[]): Promise<{ stdout: string; stderr: string }> 
 /** The median server-side duration of the successful requests to `path` logged since `from`. */
 async function serverP50(from: number, path: string): Promise<string> {
   await Bun.sleep(200); // the last answers' lines
-  const ms = logged.slice(from).filter((e) => e.route === path && e.status < 300).map((e) => e.ms).sort((a, b) => a - b);
-  return ms.length === 0 ? "—" : ms[Math.floor(ms.length / 2)]!.toFixed(2);
+  const ms = logged.slice(from).filter((e) => e.route === path && e.status < 300).map((e) => e.ms);
+  return ms.length === 0 ? "—" : percentiles(ms).p50.toFixed(2);
 }
 for (let i = 0; ; i++) {
   try {

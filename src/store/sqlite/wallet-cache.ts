@@ -440,7 +440,10 @@ export class UserVectors {
    */
   accepting(filter: MemoryFilter, now: number, vectors: boolean): SlotFilter | null {
     const ids = this.filterIds(filter, now, vectors);
-    if (!ids) return null;
+    return ids ? this.acceptOf(ids) : null;
+  }
+
+  private acceptOf(ids: FilterIds): SlotFilter {
     return this.passesAll(ids) ? true : slotFilter(ids, this.sharedColumns());
   }
 
@@ -550,12 +553,11 @@ export class UserVectors {
     // columns not yet in SharedArrayBuffers would reach the thread as copies, stale after the next write
     if (!quantized || !ids || !this.shared || query.every((x) => x === 0)) return here();
     const n = this.size;
-    const everyRow = this.passesAll(ids);
     const split = scanThread.busy ? n : n >> 1;
     const version = this.version;
-    const pending = quantized.searchElsewhere({ unit: query, range: { from: 0, to: split }, k, want: candidatesWanted(k, split), filter: everyRow ? null : ids, columns: this.sharedColumns() });
+    const pending = quantized.searchElsewhere({ unit: query, range: { from: 0, to: split }, k, want: candidatesWanted(k, split), filter: this.passesAll(ids) ? null : ids, columns: this.sharedColumns() });
     // computed before anything awaits, so at `version` like the thread's rows (checked below)
-    const upper = split < n ? this.nearestIn(quantized, query, everyRow ? true : slotFilter(ids, this.sharedColumns()), k, { from: split, to: n }) : [];
+    const upper = split < n ? this.nearestIn(quantized, query, this.acceptOf(ids), k, { from: split, to: n }) : [];
     const scan = await pending;
     if (!scan) return here();
     vectorIndexCounters.offloadedScans++;
