@@ -36,19 +36,41 @@ export function reviewScore(memory: Memory, reason: SuggestionReason, now: numbe
   return Math.round(memory.importance * weight * 1000) / 1000;
 }
 
+/** Memories read per list call: a page at a time, so the 5,000 newest of a large wallet are never held at once. */
+const SUGGESTION_PAGE = 500;
+
+interface Suggestion {
+  memory: Memory;
+  reason: SuggestionReason;
+  review_score: number;
+}
+
+/** Keeps the first `limit` by importance, earlier ones first among equals (the list's order: newest first). */
+function keepBest(suggestions: Suggestion[], limit: number): void {
+  suggestions.sort((a, b) => b.memory.importance - a.memory.importance);
+  suggestions.length = Math.min(suggestions.length, limit);
+}
+
 /**
  * Memories worth a look, grouped by reason in ORDER, each group by importance then recency:
  * the first `limit` (of `only` when given), and how many were flagged for each reason.
  */
 export async function suggest(store: MemoryStore, clock: Clock, userId: string, filter: MemoryFilter, limit: number, only?: SuggestionReason) {
   const now = clock();
-  const { memories } = await store.listMemories(userId, filter, { limit: SUGGESTION_SCAN_LIMIT, offset: 0 }, now);
-  const flagged = memories.flatMap((memory) => {
-    const reason = reasonFor(memory, now);
-    return reason ? [{ memory, reason, review_score: reviewScore(memory, reason, now) }] : [];
-  });
-  flagged.sort((a, b) => ORDER.indexOf(a.reason) - ORDER.indexOf(b.reason) || b.memory.importance - a.memory.importance);
-  const counts = Object.fromEntries(ORDER.map((reason) => [reason, flagged.filter((f) => f.reason === reason).length])) as Record<SuggestionReason, number>;
-  const chosen = only ? flagged.filter((f) => f.reason === only) : flagged;
-  return { suggestions: chosen.slice(0, limit), counts, total: chosen.length };
+  const counts = Object.fromEntries(ORDER.map((reason) => [reason, 0])) as Record<SuggestionReason, number>;
+  const best = Object.fromEntries(ORDER.map((reason) => [reason, []])) as unknown as Record<SuggestionReason, Suggestion[]>;
+  for (let offset = 0; offset < SUGGESTION_SCAN_LIMIT; offset += SUGGESTION_PAGE) {
+    const page = Math.min(SUGGESTION_PAGE, SUGGESTION_SCAN_LIMIT - offset);
+    const { memories } = await store.listMemories(userId, filter, { limit: page, offset }, now);
+    for (const memory of memories) {
+      const reason = reasonFor(memory, now);
+      if (!reason) continue;
+      counts[reason]++;
+      if (!only || reason === only) best[reason].push({ memory, reason, review_score: reviewScore(memory, reason, now) });
+    }
+    for (const reason of ORDER) keepBest(best[reason], limit);
+    if (memories.length < page) break;
+  }
+  const total = only ? counts[only] : ORDER.reduce((sum, reason) => sum + counts[reason], 0);
+  return { suggestions: ORDER.flatMap((reason) => best[reason]).slice(0, limit), counts, total };
 }

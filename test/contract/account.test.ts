@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client, startService, type TestService } from "../helpers/harness";
 import { describeEngines } from "../helpers/engines";
-import { expectFieldError, HOUR, isoFromNow, MISSING_ID, raw, storeOne, type Reply } from "../helpers/contract";
+import { expectFieldError, HOUR, isoFromNow, MISSING_ID, raw, storeMany, storeOne, type Reply } from "../helpers/contract";
 
 const ids = (res: Reply) => (res.body.memories as { id: string }[]).map((m) => m.id);
 const remaining = (res: Reply) => Number(res.headers.get("x-free-tier-remaining"));
@@ -394,6 +394,41 @@ describeEngines("account", (engine) => {
       const empty = await client.get("/v1/export?format=markdown&namespace=nowhere");
       expect(empty.body.count).toBe(0);
       expect(empty.body.memories.split("\n")[0]).toBe("# Memories (0)");
+    });
+
+    test("a wallet of several pages exports whole in every format, in list order, with the free-call header", async () => {
+      const large = new Client(service);
+      const stored: string[] = [];
+      for (let batch = 0; batch < 6; batch++) {
+        const items = Array.from({ length: 100 }, (_, i) => ({ content: `Export page check ${batch * 100 + i}: note "q${i}", line\nnext.`, namespace: "bulk" }));
+        stored.push(...(await storeMany(large, items)));
+        service.advance(1000);
+      }
+      const listed: string[] = [];
+      for (let offset = 0; offset < 600; offset += 100) listed.push(...ids(await large.get(`/v1/memories?limit=100&offset=${offset}`)));
+      expect(new Set(listed).size).toBe(600);
+
+      const json = await large.get("/v1/export");
+      expect(json.status).toBe(200);
+      expect(json.headers.get("content-type")).toStartWith("application/json");
+      expect(json.headers.get("x-free-tier-remaining")).toMatch(/^\d+$/);
+      expect(json.body.count).toBe(600);
+      expect(ids(json)).toEqual(listed);
+
+      const jsonl = (await large.get("/v1/export?format=jsonl")).body;
+      expect(jsonl.count).toBe(600);
+      expect(jsonl.memories).toEqual(json.body.memories);
+      expect(jsonl.jsonl.split("\n").map((line: string) => JSON.parse(line))).toEqual(json.body.memories);
+
+      const csv = parseCsv((await large.get("/v1/export?format=csv")).body.memories);
+      expect(csv).toHaveLength(601);
+      expect(csv.slice(1).map((row) => row[0])).toEqual(listed);
+      expect(csv[1]![1]).toBe(json.body.memories[0].content);
+
+      const md = (await large.get("/v1/export?format=markdown")).body;
+      expect(md.count).toBe(600);
+      expect(md.memories.split("\n")[0]).toBe("# Memories (600)");
+      expect(md.memories.split(/^## /m).slice(1).map((section: string) => /- id: `([^`]+)`/.exec(section)![1])).toEqual(listed);
     });
   });
 });

@@ -1,30 +1,85 @@
 import type { MemoryFilter } from "../../domain/store-port";
-import { toCsv, toMarkdown } from "../../domain/export-format";
+import type { Memory } from "../../domain/memory";
+import { csvHeader, csvRows, markdownSections, markdownTitle } from "../../domain/export-format";
 import type { AppDeps } from "../deps";
 import { exported } from "../present";
 
 export type ExportFormat = "json" | "csv" | "markdown" | "jsonl";
 
-/** Memories read per list call while exporting. */
-const EXPORT_PAGE = 1000;
+/**
+ * Memories read per list call while exporting. An export is written a page at a time, so what it
+ * holds at once is one page, not the wallet (a whole large wallet at once is tens of MB the
+ * allocators keep after it is freed).
+ */
+const EXPORT_PAGE = 250;
+
+type Page = { memories: Memory[]; total: number };
+
+const readPage = (deps: Pick<AppDeps, "memories">, userId: string, filter: MemoryFilter, offset: number): Promise<Page> =>
+  deps.memories.list(userId, filter, { limit: EXPORT_PAGE, offset });
+
+/** The wallet's memories under the filter, newest first, a page at a time from the first (read already), each with the count when it was read. */
+async function* pages(deps: Pick<AppDeps, "memories">, userId: string, filter: MemoryFilter, first: Page): AsyncGenerator<Page> {
+  for (let page = first, offset = 0; ; page = await readPage(deps, userId, filter, (offset += EXPORT_PAGE))) {
+    yield page;
+    if (page.memories.length < EXPORT_PAGE) return;
+  }
+}
+
+/** A string's JSON encoding without its quotes: pieces of one JSON string written one after another. */
+const jsonStringPart = (text: string): string => JSON.stringify(text).slice(1, -1);
 
 /**
- * The export answer `{format, memories, count}` (+ `jsonl`) for GET /v1/export and the MCP `export`
- * tool; each caller turns its own input (query strings or JSON arguments) into the filter.
+ * The export answer `{format, memories, count}` (+ `jsonl`) as JSON text, a piece per page:
+ * `memories` is an array of exported memories (json, jsonl) or one string (the CSV or Markdown
+ * document); `count` is the number of memories written.
  */
+async function* exportJson(format: ExportFormat, memoryPages: AsyncGenerator<Page>): AsyncGenerator<string> {
+  const asText = format === "csv" || format === "markdown";
+  yield `{"format":${JSON.stringify(format)},"memories":${asText ? '"' : "["}`;
+  let count = 0;
+  // jsonl repeats the rows as one string after the array; its lines are kept as encoded text
+  const jsonlLines: string[] = [];
+  for await (const page of memoryPages) {
+    if (format === "csv") yield jsonStringPart((count === 0 ? csvHeader() : "") + csvRows(page.memories));
+    else if (format === "markdown") yield jsonStringPart((count === 0 ? markdownTitle(page.total) : "") + markdownSections(page.memories));
+    else {
+      const rows = page.memories.map((memory) => JSON.stringify(exported(memory)));
+      if (format === "jsonl") jsonlLines.push(...rows.map(jsonStringPart));
+      if (rows.length > 0) yield (count === 0 ? "" : ",") + rows.join(",");
+    }
+    count += page.memories.length;
+  }
+  yield `${asText ? '"' : "]"},"count":${count}`;
+  if (format === "jsonl") yield `,"jsonl":"${jsonlLines.join("\\n")}"`;
+  yield "}";
+}
+
+/**
+ * GET /v1/export's answer, streamed as it is read. The first page is read before answering, so a
+ * store that fails answers with an error status; a failure on a later page ends the stream early
+ * (the body is then not valid JSON, never a shorter export that looks whole).
+ */
+export async function exportStream(deps: Pick<AppDeps, "memories">, userId: string, filter: MemoryFilter, format: ExportFormat = "json"): Promise<Response> {
+  const first = await readPage(deps, userId, filter, 0);
+  const pieces = exportJson(format, pages(deps, userId, filter, first));
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await pieces.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await pieces.return(undefined);
+    },
+  });
+  return new Response(body, { headers: { "content-type": "application/json" } });
+}
+
+/** The export answer as an object, for the MCP `export` tool: the same text as GET /v1/export, parsed. */
 export async function exportAnswer(deps: Pick<AppDeps, "memories">, userId: string, filter: MemoryFilter, format: ExportFormat = "json") {
-  const memories = [];
-  for (let offset = 0; ; offset += EXPORT_PAGE) {
-    const page = await deps.memories.list(userId, filter, { limit: EXPORT_PAGE, offset });
-    memories.push(...page.memories);
-    if (page.memories.length < EXPORT_PAGE) break;
-  }
-  if (format === "jsonl") {
-    const rows = memories.map(exported);
-    return { format, memories: rows, count: memories.length, jsonl: rows.map((row) => JSON.stringify(row)).join("\n") };
-  }
-  const body = format === "csv" ? toCsv(memories) : format === "markdown" ? toMarkdown(memories) : memories.map(exported);
-  return { format, memories: body, count: memories.length };
+  return JSON.parse(await (await exportStream(deps, userId, filter, format)).text()) as { format: ExportFormat; memories: ReturnType<typeof exported>[] | string; count: number; jsonl?: string };
 }
 
 /** The namespaces answer for GET /v1/namespaces and the MCP `namespaces` tool, with MemoClaw's `name` and `last_memory_at`. */

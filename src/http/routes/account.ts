@@ -6,7 +6,7 @@ import { DomainError } from "../../domain/errors";
 import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
 import { ExportedMemory } from "../present";
-import { exportAnswer, namespacesAnswer } from "../operations/export";
+import { exportStream, namespacesAnswer } from "../operations/export";
 import { jsonBody, TagsQuery } from "../validation";
 import { tagCounts } from "../../domain/tag-counts";
 
@@ -102,7 +102,7 @@ export const accountRoutes = (deps: AppDeps) =>
           created_after: isoOrUndefined(query.after),
           include_deleted: query.include_deleted === "true",
         };
-        return exportAnswer(deps, userId, filter, query.format);
+        return exportStream(deps, userId, filter, query.format);
       },
       {
         query: t.Object({
