@@ -6,8 +6,9 @@
  *   bun scripts/bench/cache-growth.ts [--wallets 8] [--start 4000] [--add 10000] [--batch 20] [--idle 10]
  *
  * Fills --wallets wallets with --start synthetic memories each (random 128-d vectors), has each
- * cached (a keyword search), then adds --add more to each in batches of --batch, searching each
- * wallet every 2,000 so it stays cached and current. RssAnon, the cache's accounting and the JS
+ * cached (a keyword and a vector search, as a recall makes), then adds --add more to each in batches
+ * of --batch, searching each wallet every 2,000 so it stays cached and current (wallets past
+ * 16,384 rows have their vector searches run by the scan thread, which is sent their columns). RssAnon, the cache's accounting and the JS
  * heap are read after --idle s without work, then again after forced collections.
  */
 import { parseArgs } from "node:util";
@@ -41,10 +42,16 @@ const users = Array.from({ length: wallets }, (_, i) => `user-${i}`);
 const cache = () => (store as unknown as { vectors: { cached(): { rows: number; bytes: number } } }).vectors.cached();
 const rssAnon = () => anonymousRss() ?? 0;
 
+/** What a recall asks of a wallet's cache: a keyword search and a vector search (large wallets' on the scan thread). */
+async function search(user: string): Promise<void> {
+  await store.searchText(user, ["coffee"], {}, 10, Date.now());
+  await store.nearest(user, Float32Array.from({ length: 128 }, () => rng() - 0.5), {}, 10, Date.now());
+}
+
 /** Searches every wallet until each is cached with `rows` memories (a large wallet loads in the background). */
 async function cachedWith(rows: number): Promise<void> {
   for (let i = 0; ; i++) {
-    for (const u of users) await store.searchText(u, ["coffee"], {}, 10, Date.now());
+    for (const u of users) await search(u);
     if (cache().rows >= rows) return;
     if (i > 600) throw new Error(`the wallets are not cached after 60 s (${cache().rows} of ${rows} rows)`);
     await Bun.sleep(100);
@@ -80,7 +87,7 @@ for (let done = 0; done < add; done += batch) {
     );
   }
   if ((done + batch) % 2000 === 0) {
-    for (const u of users) await store.searchText(u, ["coffee"], {}, 10, Date.now());
+    for (const u of users) await search(u);
     log(`added ${done + batch}/${add} to each wallet, RssAnon ${(rssAnon() / 2 ** 20).toFixed(1)} MiB`);
   }
 }

@@ -45,7 +45,7 @@ function openLibc() {
 }
 
 /** glibc's malloc_info totals (the last <total>/<system> lines are the whole process's). */
-function glibcMalloc(): ProbeAnswer["glibc"] {
+export function glibcMalloc(): ProbeAnswer["glibc"] {
   try {
     libc ??= openLibc();
   } catch {
