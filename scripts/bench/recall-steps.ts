@@ -5,8 +5,9 @@
  * request's start (p50 over the calls). Steps are the store's and the embedder's calls (the same on
  * either engine): the free-call read and reservation, the query's embedding, the keyword and vector
  * searches, the relation counts and the results' records. Then, for reference, the embedding, the
- * keyword search and the vector search each alone (one call at a time, 1 ms apart), and the
- * embedding with the keyword search run meanwhile, as a recall runs them. On the wallet
+ * keyword search and the vector search each alone (one call at a time, 1 ms apart), the embedding
+ * with the keyword search run meanwhile, as a recall runs them, and the embedding right after a
+ * vector search (untimed), as the next recall's embedding follows this one's scan. On the wallet
  * scripts/bench/throughput.ts fills:
  *
  *   bun scripts/bench/throughput.ts --corpus realmem --size 100000 --data-dir DIR --only status   (fills DIR once)
@@ -124,10 +125,11 @@ for (let i = 0; i < calls; i++) {
  * embed faster than new ones).
  */
 let nextFresh = 300 + calls;
-async function alone(run: (i: number) => Promise<unknown>): Promise<number> {
+async function alone(run: (i: number) => Promise<unknown>, before?: (i: number) => Promise<unknown>): Promise<number> {
   const ms: number[] = [];
   for (let i = 0; i < calls; i++) {
     await Bun.sleep(1);
+    await before?.(nextFresh); // not timed
     const t = performance.now();
     await run(nextFresh++);
     ms.push(performance.now() - t);
@@ -147,6 +149,8 @@ const references: [string, number][] = [
       await embedded;
     }),
   ],
+  // a recall's vector search reads the wallet's whole int8 copy (12.8 MB at 100k) just before the next query's embedding
+  ["the query's embedding, right after a vector search", await alone((i) => embedder.embed([query(i)]), (i) => store.nearest(userId, vectors[i % 100]!, {}, k, Date.now()))],
   [`keyword search (${k} hits)`, await alone((i) => store.searchText(userId, queryTerms(query(i)), {}, k, Date.now()))],
   [`vector search (${k} nearest)`, await alone((i) => store.nearest(userId, vectors[i % 100]!, {}, k, Date.now()))],
 ];
