@@ -1,10 +1,18 @@
+import { t, type Static } from "elysia";
 import type { MemoryFilter } from "../../domain/store-port";
-import type { Memory } from "../../domain/memory";
 import { csvHeader, csvRows, markdownSections, markdownTitle } from "../../domain/export-format";
 import type { AppDeps } from "../deps";
-import { exported } from "../present";
+import { ExportedMemory, exported } from "../present";
 
 export type ExportFormat = "json" | "csv" | "markdown" | "jsonl";
+
+/** The export answer, GET /v1/export's body and the MCP `export` tool's result. */
+export const ExportAnswer = t.Object({
+  format: t.String(),
+  memories: t.Union([t.Array(ExportedMemory), t.String()]),
+  count: t.Integer(),
+  jsonl: t.Optional(t.String({ description: "format=jsonl: one JSON memory per line (memories is the array, as for json)" })),
+});
 
 /**
  * Memories read per list call while exporting. An export is written a page at a time, so what it
@@ -13,13 +21,14 @@ export type ExportFormat = "json" | "csv" | "markdown" | "jsonl";
  */
 const EXPORT_PAGE = 250;
 
-type Page = { memories: Memory[]; total: number };
+/** One list call's answer: a page of memories and the count under the filter when it was read. */
+type ListedPage = Awaited<ReturnType<AppDeps["memories"]["list"]>>;
 
-const readPage = (deps: Pick<AppDeps, "memories">, userId: string, filter: MemoryFilter, offset: number): Promise<Page> =>
+const readPage = (deps: Pick<AppDeps, "memories">, userId: string, filter: MemoryFilter, offset: number): Promise<ListedPage> =>
   deps.memories.list(userId, filter, { limit: EXPORT_PAGE, offset });
 
 /** The wallet's memories under the filter, newest first, a page at a time from the first (read already), each with the count when it was read. */
-async function* pages(deps: Pick<AppDeps, "memories">, userId: string, filter: MemoryFilter, first: Page): AsyncGenerator<Page> {
+async function* pages(deps: Pick<AppDeps, "memories">, userId: string, filter: MemoryFilter, first: ListedPage): AsyncGenerator<ListedPage> {
   for (let page = first, offset = 0; ; page = await readPage(deps, userId, filter, (offset += EXPORT_PAGE))) {
     yield page;
     if (page.memories.length < EXPORT_PAGE) return;
@@ -34,7 +43,7 @@ const jsonStringPart = (text: string): string => JSON.stringify(text).slice(1, -
  * `memories` is an array of exported memories (json, jsonl) or one string (the CSV or Markdown
  * document); `count` is the number of memories written.
  */
-async function* exportJson(format: ExportFormat, memoryPages: AsyncGenerator<Page>): AsyncGenerator<string> {
+async function* exportJson(format: ExportFormat, memoryPages: AsyncGenerator<ListedPage>): AsyncGenerator<string> {
   const asText = format === "csv" || format === "markdown";
   yield `{"format":${JSON.stringify(format)},"memories":${asText ? '"' : "["}`;
   let count = 0;
@@ -79,7 +88,7 @@ export async function exportStream(deps: Pick<AppDeps, "memories">, userId: stri
 
 /** The export answer as an object, for the MCP `export` tool: the same text as GET /v1/export, parsed. */
 export async function exportAnswer(deps: Pick<AppDeps, "memories">, userId: string, filter: MemoryFilter, format: ExportFormat = "json") {
-  return JSON.parse(await (await exportStream(deps, userId, filter, format)).text()) as { format: ExportFormat; memories: ReturnType<typeof exported>[] | string; count: number; jsonl?: string };
+  return JSON.parse(await (await exportStream(deps, userId, filter, format)).text()) as Static<typeof ExportAnswer>;
 }
 
 /** The namespaces answer for GET /v1/namespaces and the MCP `namespaces` tool, with MemoClaw's `name` and `last_memory_at`. */

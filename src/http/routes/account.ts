@@ -5,8 +5,7 @@ import { verifyWalletSignature, authMessage, SIGNATURE_TOLERANCE_SECONDS } from 
 import { DomainError } from "../../domain/errors";
 import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
-import { ExportedMemory } from "../present";
-import { exportStream, namespacesAnswer } from "../operations/export";
+import { ExportAnswer, exportStream, namespacesAnswer } from "../operations/export";
 import { jsonBody, TagsQuery } from "../validation";
 import { tagCounts } from "../../domain/tag-counts";
 
@@ -117,12 +116,7 @@ export const accountRoutes = (deps: AppDeps) =>
           include_deleted: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])),
         }),
         response: {
-          200: t.Object({
-            format: t.String(),
-            memories: t.Union([t.Array(ExportedMemory), t.String()]),
-            count: t.Integer(),
-            jsonl: t.Optional(t.String({ description: "format=jsonl: one JSON memory per line (memories is the array, as for json)" })),
-          }),
+          200: ExportAnswer,
         },
         detail: {
           summary: "Export memories as JSON, CSV or Markdown",
