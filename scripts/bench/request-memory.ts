@@ -17,15 +17,11 @@
 import { parseArgs } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { loadConfig, withSessionSecret } from "../../src/config.ts";
-import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
-import { buildDeps } from "../../src/http/deps.ts";
-import { createApp } from "../../src/http/app.ts";
+import { join } from "node:path";
 import { anonymousRss } from "../../src/store/sqlite/rss-watch.ts";
-import { printTable, sentence, startBenchEmbedder } from "./bench-util.ts";
+import { printTable, sentence } from "./bench-util.ts";
 import { glibcMalloc } from "./memory-probe.ts";
+import { inProcessService } from "./in-process-service.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -35,7 +31,7 @@ const { values: args } = parseArgs({
     // internal: one kind measured in a child process
     child: { type: "string" },
     "data-dir": { type: "string" },
-    token: { type: "string" },
+    authorization: { type: "string" },
   },
 });
 
@@ -58,42 +54,31 @@ if (!(SIZE >= 100 && REQUESTS >= 1) || kinds.some((kind) => !(kind in KINDS))) {
 }
 const log = (line: string) => process.stderr.write(`[request-memory] ${line}\n`);
 const MiB = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
-const cacheDir = join(resolve(import.meta.dir, "../.."), ".cache/models");
 
-/** The service in this process over `dir`, and a caller that fails on any error status. */
+/** The service in this process over `dir`, and callers that fail on any error status. */
 async function service(dir: string) {
-  const settings = loadConfig({ DATA_DIR: dir, MODEL_CACHE_DIR: cacheDir, FREE_TIER_CALLS: "1000000000", LOG_LEVEL: "warn" });
-  const store = new SqliteStore(dir);
-  const embedder = await startBenchEmbedder(cacheDir);
-  await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
-  const app = createApp(buildDeps(await withSessionSecret(settings, store), store, embedder));
-  const send = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-    app.handle(new Request(`http://127.0.0.1${path}`, { method, headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) }));
-  const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<string> => {
-    const res = await send(method, path, headers, body);
-    const text = await res.text();
-    if (res.status >= 400) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 200)}`);
-    return text;
+  const { handle, session, close } = await inProcessService(dir);
+  const failed = async (res: Response, method: string, path: string) => new Error(`${method} ${path} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<void> => {
+    const res = await handle(method, path, headers, body);
+    if (res.status >= 400) throw await failed(res, method, path);
+    await res.arrayBuffer();
   };
   /** The answer's size, read as a client in another process would: chunk by chunk, nothing kept. */
   const drain = async (method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<number> => {
-    const res = await send(method, path, headers, body);
-    if (res.status >= 400) throw new Error(`${method} ${path} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+    const res = await handle(method, path, headers, body);
+    if (res.status >= 400) throw await failed(res, method, path);
     let bytes = 0;
     for await (const chunk of res.body!) bytes += chunk.byteLength;
     return bytes;
   };
-  const close = async () => {
-    await embedder.close();
-    await store.close();
-  };
-  return { call, drain, close };
+  return { call, drain, session, close };
 }
 
 /** Measures one kind in this process over the filled wallet; prints one JSON line. */
-async function measure(kind: string, dir: string, token: string): Promise<void> {
+async function measure(kind: string, dir: string, authorization: string): Promise<void> {
   const { call, drain, close } = await service(dir);
-  const headers = { authorization: `Bearer ${token}` };
+  const headers = { authorization };
   // loads the wallet's cache, and grows its columns past the loaded size, as the first write after a load does
   for (let i = 0; i < 20; i++) await call("GET", "/v1/memories?limit=20", headers);
   await call("POST", "/v1/store", headers, { content: content() });
@@ -117,26 +102,23 @@ async function measure(kind: string, dir: string, token: string): Promise<void> 
 }
 
 if (args.child) {
-  await measure(args.child, args["data-dir"]!, args.token!);
+  await measure(args.child, args["data-dir"]!, args.authorization!);
   process.exit(0);
 }
 
 const dir = mkdtempSync(join(tmpdir(), "engram-request-memory-"));
 try {
-  const { call, close } = await service(dir);
-  const account = privateKeyToAccount(generatePrivateKey());
-  const timestamp = Math.floor(Date.now() / 1000);
-  const signature = await account.signMessage({ message: `service-auth:${timestamp}` });
-  const { token } = JSON.parse(await call("POST", "/auth/session", {}, { address: account.address, timestamp, signature })) as { token: string };
+  const { call, session, close } = await service(dir);
+  const headers = await session();
   for (let stored = 0; stored < SIZE; stored += 100) {
-    await call("POST", "/v1/store/batch", { authorization: `Bearer ${token}` }, { memories: Array.from({ length: Math.min(100, SIZE - stored) }, () => ({ content: content() })) });
+    await call("POST", "/v1/store/batch", headers, { memories: Array.from({ length: Math.min(100, SIZE - stored) }, () => ({ content: content() })) });
     if ((stored + 100) % 5000 === 0) log(`${stored + 100} of ${SIZE} memories stored`);
   }
   await close();
   const rows: string[][] = [];
   for (const kind of kinds) {
     log(`${kind}: ${REQUESTS} requests in a fresh process`);
-    const child = Bun.spawnSync([process.execPath, import.meta.path, "--child", kind, "--data-dir", dir, "--token", token, "--requests", String(REQUESTS)], { stderr: "inherit" });
+    const child = Bun.spawnSync([process.execPath, import.meta.path, "--child", kind, "--data-dir", dir, "--authorization", headers.authorization!, "--requests", String(REQUESTS)], { stderr: "inherit" });
     if (child.exitCode !== 0) throw new Error(`measuring ${kind} failed (exit ${child.exitCode}); run it alone with --kinds ${kind} to see why`);
     const line = child.stdout.toString().trim().split("\n").pop()!;
     const { answer, held, collected, native } = JSON.parse(line) as { answer: number; held: number; collected: number; native: number };

@@ -16,16 +16,12 @@
 import { parseArgs } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { heapStats } from "bun:jsc";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { loadConfig, withSessionSecret } from "../../src/config.ts";
-import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
-import { buildDeps } from "../../src/http/deps.ts";
-import { createApp } from "../../src/http/app.ts";
 import { anonymousRss } from "../../src/store/sqlite/rss-watch.ts";
 import type { VectorIndex } from "../../src/store/sqlite/vector-index.ts";
-import { printTable, sentence, startBenchEmbedder } from "./bench-util.ts";
+import { printTable, sentence } from "./bench-util.ts";
+import { inProcessService } from "./in-process-service.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -44,17 +40,12 @@ if (!(WALLETS >= 1 && START >= 20 && ADD >= 20 && CONNECTIONS >= 1) || !["soak",
 const log = (line: string) => process.stderr.write(`[service-growth] ${line}\n`);
 const MiB = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
-const cacheDir = join(resolve(import.meta.dir, "../.."), ".cache/models");
 const dir = mkdtempSync(join(tmpdir(), "engram-service-growth-"));
-const settings = loadConfig({ DATA_DIR: dir, MODEL_CACHE_DIR: cacheDir, FREE_TIER_CALLS: "1000000000", LOG_LEVEL: "warn" });
-const store = new SqliteStore(dir, { vectorIndex: { maxCachedBytes: settings.CACHE_MAX_MB * 2 ** 20, boundRss: true } });
-const embedder = await startBenchEmbedder(cacheDir);
-await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
-const app = createApp(buildDeps(await withSessionSecret(settings, store), store, embedder));
-const vectors = (store as unknown as { vectors: VectorIndex }).vectors;
+const service = await inProcessService(dir, (settings) => ({ vectorIndex: { maxCachedBytes: settings.CACHE_MAX_MB * 2 ** 20, boundRss: true } }));
+const vectors = (service.store as unknown as { vectors: VectorIndex }).vectors;
 
 async function call(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<string> {
-  const res = await app.handle(new Request(`http://127.0.0.1${path}`, { method, headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) }));
+  const res = await service.handle(method, path, headers, body);
   const text = await res.text();
   if (res.status >= 500 || (res.status >= 300 && method === "POST" && path.startsWith("/v1/store"))) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 200)}`);
   return text;
@@ -66,13 +57,7 @@ interface Wallet {
   ids: string[];
 }
 const wallets: Wallet[] = [];
-for (let w = 0; w < WALLETS; w++) {
-  const account = privateKeyToAccount(generatePrivateKey());
-  const timestamp = Math.floor(Date.now() / 1000);
-  const signature = await account.signMessage({ message: `service-auth:${timestamp}` });
-  const { token } = JSON.parse(await call("POST", "/auth/session", {}, { address: account.address, timestamp, signature })) as { token: string };
-  wallets.push({ headers: { authorization: `Bearer ${token}` }, ids: [] });
-}
+for (let w = 0; w < WALLETS; w++) wallets.push({ headers: await service.session(), ids: [] });
 
 let counter = 0;
 const content = () => `${sentence(++counter)} (soak ${counter} ${crypto.randomUUID().slice(0, 8)})`;
@@ -175,8 +160,7 @@ log(`read at ${before.rows} memories: RssAnon ${MiB(before.anon)} MiB, ${MiB(bef
 await growTo(START + ADD);
 const after = await reading();
 const accountedParts = vectors.memory();
-await embedder.close();
-await store.close();
+await service.close();
 rmSync(dir, { recursive: true, force: true });
 
 const added = after.rows - before.rows;

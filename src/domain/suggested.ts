@@ -58,7 +58,7 @@ function keepBest(suggestions: Suggestion[], limit: number): void {
 export async function suggest(store: MemoryStore, clock: Clock, userId: string, filter: MemoryFilter, limit: number, only?: SuggestionReason) {
   const now = clock();
   const counts = Object.fromEntries(ORDER.map((reason) => [reason, 0])) as Record<SuggestionReason, number>;
-  const best = Object.fromEntries(ORDER.map((reason) => [reason, []])) as unknown as Record<SuggestionReason, Suggestion[]>;
+  const best = Object.fromEntries(ORDER.map((reason) => [reason, [] as Suggestion[]])) as Record<SuggestionReason, Suggestion[]>;
   for (let offset = 0; offset < SUGGESTION_SCAN_LIMIT; offset += SUGGESTION_PAGE) {
     const page = Math.min(SUGGESTION_PAGE, SUGGESTION_SCAN_LIMIT - offset);
     const { memories } = await store.listMemories(userId, filter, { limit: page, offset }, now);
