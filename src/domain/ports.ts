@@ -8,10 +8,10 @@ export interface TextEmbedder {
 }
 
 /**
- * Reads fact signatures (fact-signature.ts) off the main thread: src/embed's worker does, next to
- * the embeddings. A batch store tokenizes up to one text per item to compare facts, and the English
- * tokenizer was a fifth of the main thread's work per batch; the main thread serves every request.
- * It must answer exactly what factSignature would (the worker runs the same code).
+ * Reads fact signatures (fact-signature.ts) off the main thread: src/embed/fact-thread.ts does, on a
+ * worker of its own. A batch store tokenizes up to one text per item to compare facts, and the
+ * English tokenizer was a fifth of the main thread's work per batch; the main thread serves every
+ * request. It must answer exactly what factSignature would (the worker runs the same code).
  */
 export interface FactReader {
   factSignatures(texts: string[]): Promise<FactSignature[]>;

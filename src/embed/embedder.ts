@@ -2,7 +2,8 @@ import { resolve } from "node:path";
 import type { FactSignature } from "../domain/fact-signature.ts";
 import type { FactReader } from "../domain/ports.ts";
 import type { Settings } from "../config.ts";
-import type { EmbedReply, FactsReply, ErrorReply, FromWorker, ReadyReply, ToWorker } from "./protocol.ts";
+import type { EmbedReply, FromWorker, ReadyReply, ToWorker } from "./protocol.ts";
+import { FactThread } from "./fact-thread.ts";
 import { startOpenAIEmbedder } from "./openai-embedder.ts";
 import { openaiModelName } from "./openai-spec.ts";
 import { embedBatchTexts } from "../metrics/registry.ts";
@@ -16,7 +17,7 @@ export interface Embedder extends FactReader {
    * (e.g. "" or only unknown words) gets the all-zero vector, never NaN.
    */
   embed(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: number[] }>;
-  /** Fact signatures read in the worker (FactReader), answered in order with the embeddings. */
+  /** Fact signatures read off the main thread (FactReader: fact-thread.ts). */
   factSignatures(texts: string[]): Promise<FactSignature[]>;
   close(): Promise<void>;
 }
@@ -75,8 +76,7 @@ export class WorkerEmbedder implements Embedder {
   private dead: Error | null = null;
   private counters = { batches: 0, requests: 0, texts: 0 };
   private drained: (() => void) | null = null;
-  /** facts requests sent and not answered yet, by id (ids shared with embed batches) */
-  private readonly facts = new Map<number, { resolve: (signatures: FactSignature[]) => void; reject: (e: Error) => void }>();
+  private readonly facts = new FactThread();
 
   constructor(
     private readonly worker: Worker,
@@ -119,15 +119,8 @@ export class WorkerEmbedder implements Embedder {
   }
 
   factSignatures(texts: string[]): Promise<FactSignature[]> {
-    if (this.dead) return Promise.reject(this.dead);
     if (this.closed) return Promise.reject(new Error("embedder is closed"));
-    if (texts.length === 0) return Promise.resolve([]);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.facts.set(id, { resolve, reject });
-      this.worker.ref();
-      this.post({ type: "facts", id, texts });
-    });
+    return this.facts.factSignatures(texts);
   }
 
   /** Sends the next batch if the worker is idle. */
@@ -164,28 +157,18 @@ export class WorkerEmbedder implements Embedder {
 
   /** Nothing sent is unanswered: the worker no longer keeps the process alive, and close may end it. */
   private settle(): void {
-    if (this.inFlight || this.queue.length > 0 || this.facts.size > 0) return;
+    if (this.inFlight || this.queue.length > 0) return;
     this.worker.unref();
     this.drained?.();
   }
 
   private onMessage(msg: FromWorker): void {
-    if (msg.type === "facts" || (msg.type === "error" && msg.id !== undefined && this.facts.has(msg.id))) return this.onFacts(msg);
     const slices = this.inFlight;
     if (!slices || msg.type === "ready" || msg.id !== this.inFlightId) return;
     this.inFlight = null;
     if (msg.type === "error") this.rejectSlices(slices, new Error(`embedding failed: ${msg.message}`));
     else this.deliver(slices, msg);
     this.pump();
-  }
-
-  private onFacts(msg: FactsReply | ErrorReply): void {
-    const waiting = this.facts.get(msg.id!);
-    if (!waiting) return;
-    this.facts.delete(msg.id!);
-    if (msg.type === "facts") waiting.resolve(msg.signatures);
-    else waiting.reject(new Error(`fact signatures failed: ${msg.message}`));
-    this.settle();
   }
 
   /** Copies each row out so a caller's vector never pins (or exposes) the whole batch buffer. */
@@ -218,8 +201,6 @@ export class WorkerEmbedder implements Embedder {
     this.dead = err;
     if (this.inFlight) this.rejectSlices(this.inFlight, err);
     for (const job of [...this.queue]) this.rejectJob(job, err);
-    for (const { reject } of this.facts.values()) reject(err);
-    this.facts.clear();
     this.inFlight = null;
     this.worker.terminate();
     this.drained?.();
@@ -233,11 +214,12 @@ export class WorkerEmbedder implements Embedder {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.inFlight || this.queue.length > 0 || this.facts.size > 0) {
+    if (this.inFlight || this.queue.length > 0) {
       await new Promise<void>((done) => (this.drained = done));
     }
     this.dead ??= new Error("embedder is closed");
     this.worker.terminate();
+    await this.facts.close();
   }
 }
 

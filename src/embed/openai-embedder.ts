@@ -1,9 +1,10 @@
-import { factSignature, type FactSignature } from "../domain/fact-signature.ts";
+import type { FactSignature } from "../domain/fact-signature.ts";
 import { EmbeddingUnavailable } from "../domain/ports.ts";
 import { estimateTokens } from "../domain/text.ts";
 import type { Embedder } from "./embedder.ts";
 import { OpenAIClient, type OpenAIClientOptions } from "./openai-client.ts";
 import { openaiModelName } from "./openai-spec.ts";
+import { FactThread } from "./fact-thread.ts";
 
 /** Texts per request: larger embed() calls are split (OpenAI accepts up to 2,048; local servers want less). */
 export const OPENAI_BATCH_TEXTS = 64;
@@ -29,6 +30,7 @@ export class OpenAIEmbedder implements Embedder {
   private readonly slots = new Slots(MAX_IN_FLIGHT);
   private readonly pending = new Set<Promise<unknown>>();
   private closed = false;
+  private readonly facts = new FactThread();
 
   constructor(opts: OpenAIEmbedderOptions) {
     this.modelId = opts.model;
@@ -89,18 +91,16 @@ export class OpenAIEmbedder implements Embedder {
     return vector;
   }
 
-  /**
-   * Read here, on the calling thread: there is no worker to hand them to, and this is what the
-   * domain does itself without a reader (ports.ts: FactReader).
-   */
-  async factSignatures(texts: string[]): Promise<FactSignature[]> {
-    return texts.map((text) => [...factSignature(text)]);
+  factSignatures(texts: string[]): Promise<FactSignature[]> {
+    if (this.closed) return Promise.reject(new Error("embedder is closed"));
+    return this.facts.factSignatures(texts);
   }
 
   /** Stops accepting calls and lets those under way finish. */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.pending]);
+    await this.facts.close();
   }
 }
 

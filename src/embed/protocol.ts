@@ -12,14 +12,7 @@ export interface EmbedRequest {
   texts: string[];
 }
 
-/** Fact signatures (src/domain/fact-signature.ts) of texts, read by the worker's own English model. */
-export interface FactsRequest {
-  type: "facts";
-  id: number;
-  texts: string[];
-}
-
-export type ToWorker = InitRequest | EmbedRequest | FactsRequest;
+export type ToWorker = InitRequest | EmbedRequest;
 
 export interface ReadyReply {
   type: "ready";
@@ -39,18 +32,11 @@ export interface EmbedReply {
   tokens: Int32Array<ArrayBuffer>;
 }
 
-export interface FactsReply {
-  type: "facts";
-  id: number;
-  /** one per text, in order */
-  signatures: string[][];
-}
-
 export interface ErrorReply {
   type: "error";
-  /** The failed embed or facts request, or undefined when init failed. */
+  /** The failed embed request, or undefined when init failed. */
   id?: number;
   message: string;
 }
 
-export type FromWorker = ReadyReply | EmbedReply | FactsReply | ErrorReply;
+export type FromWorker = ReadyReply | EmbedReply | ErrorReply;

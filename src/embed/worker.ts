@@ -1,14 +1,13 @@
 /**
  * Embedding worker thread. Protocol (see protocol.ts): one "init" (build a built-in
  * model if needed, load + warm the pipeline, reply "ready" or "error"), then
- * "embed" and "facts" requests, answered in order. Started by embedder.ts with
+ * "embed" requests, answered in order. Started by embedder.ts with
  * `new Worker(new URL("./worker.ts", import.meta.url))`.
  */
 import { ensureBuiltInModel } from "./built-in-models.ts";
 import { loadEngine, type Engine } from "./engine.ts";
 import { resolveModelSpec } from "./model-spec.ts";
-import { factSignature } from "../domain/fact-signature.ts";
-import type { EmbedRequest, FactsRequest, FromWorker, InitRequest, ToWorker } from "./protocol.ts";
+import type { EmbedRequest, FromWorker, InitRequest, ToWorker } from "./protocol.ts";
 
 declare var self: Worker;
 
@@ -42,15 +41,9 @@ async function embed(req: EmbedRequest): Promise<void> {
   reply({ type: "embedded", id: req.id, vectors, tokens }, [vectors.buffer, tokens.buffer]);
 }
 
-/** The English model loads on the first request (~0.4 s, tens of MB): a process that never dedups never pays. */
-function facts(req: FactsRequest): void {
-  reply({ type: "facts", id: req.id, signatures: req.texts.map((text) => [...factSignature(text)]) });
-}
-
 async function handle(msg: ToWorker): Promise<void> {
   try {
     if (msg.type === "init") await init(msg);
-    else if (msg.type === "facts") facts(msg);
     else await embed(msg);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

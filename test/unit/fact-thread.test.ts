@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { factSignature } from "../../src/domain/fact-signature";
+import { FactThread } from "../../src/embed/fact-thread";
+
+const TEXTS = ["User doesn't use Vim", "The user does not use vim.", "Postgres 15 runs the API", "User has two cats", "User had 2 cats", "", "C++ over C#"];
+const expected = (texts: string[]) => texts.map((t) => [...factSignature(t)]);
+const idText = (i: number) => `Ticket ${i}-${crypto.randomUUID().slice(0, 8)} was closed on Tuesday.`;
+
+let thread: FactThread;
+afterEach(() => thread?.close());
+
+describe("the fact thread", () => {
+  test("answers what factSignature reads on this thread, in order, and [] for no texts without a worker", async () => {
+    thread = new FactThread();
+    expect(await thread.factSignatures([])).toEqual([]);
+    expect(thread.started).toBe(0);
+    const answers = await Promise.all([thread.factSignatures(TEXTS), thread.factSignatures(TEXTS.slice(2)), thread.factSignatures([TEXTS[0]!])]);
+    expect(answers).toEqual([expected(TEXTS), expected(TEXTS.slice(2)), expected([TEXTS[0]!])]);
+    expect(thread.started).toBe(1);
+  });
+
+  test("hands over to a fresh worker after `textsPerWorker` texts, answering every request meanwhile", async () => {
+    thread = new FactThread({ textsPerWorker: 10 });
+    const asked = Array.from({ length: 12 }, (_, i) => [idText(i), idText(i + 100), TEXTS[i % TEXTS.length]!]);
+    // all sent at once: the successor warms up while the first worker still has requests to answer
+    const answers = await Promise.all(asked.map((texts) => thread.factSignatures(texts)));
+    expect(answers).toEqual(asked.map(expected));
+    expect(thread.started).toBeGreaterThanOrEqual(2);
+    // later requests reach the successor once it is warm, and read the same
+    for (let waited = 0; thread.handovers < 1 && waited < 100; waited++) await Bun.sleep(20);
+    expect(thread.handovers).toBeGreaterThanOrEqual(1);
+    for (let i = 0; i < 5; i++) expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS));
+  });
+
+  test("an idle thread that has read texts is renewed; one that has not stays as it is", async () => {
+    thread = new FactThread({ idleRenewMs: 30 });
+    expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS));
+    expect(thread.started).toBe(1);
+    for (let waited = 0; thread.started < 2 && waited < 100; waited++) await Bun.sleep(20);
+    expect(thread.started).toBe(2);
+    for (let waited = 0; thread.handovers < 1 && waited < 100; waited++) await Bun.sleep(20);
+    expect(thread.handovers).toBe(1);
+    await Bun.sleep(300); // the fresh worker warms up and has read nothing since: not renewed again
+    expect(thread.started).toBe(2);
+    expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS));
+  });
+
+  test("after close, requests are refused", async () => {
+    thread = new FactThread();
+    await thread.factSignatures(["warm"]);
+    await thread.close();
+    await expect(thread.factSignatures(TEXTS)).rejects.toThrow("closed");
+  });
+});
