@@ -45,6 +45,25 @@ describe("the fact thread", () => {
     expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS));
   });
 
+  test("a text the worker cannot read fails its own request only", async () => {
+    thread = new FactThread();
+    const bad = thread.factSignatures([42 as unknown as string]);
+    const good = thread.factSignatures(TEXTS);
+    await expect(bad).rejects.toThrow("fact signatures failed");
+    expect(await good).toEqual(expected(TEXTS));
+    expect(thread.started).toBe(1);
+  });
+
+  test("a worker that exits fails the requests it had, and the next request starts another", async () => {
+    thread = new FactThread();
+    await thread.factSignatures(["warm"]);
+    const lost = thread.factSignatures(Array.from({ length: 200 }, (_, i) => idText(i)));
+    (thread as unknown as { current: { worker: Worker } }).current.worker.terminate(); // as a crash would end it
+    await expect(lost).rejects.toThrow(/fact worker/);
+    expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS));
+    expect(thread.started).toBe(2);
+  });
+
   test("after close, requests are refused", async () => {
     thread = new FactThread();
     await thread.factSignatures(["warm"]);
