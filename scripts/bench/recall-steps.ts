@@ -11,7 +11,7 @@
  * scripts/bench/throughput.ts fills:
  *
  *   bun scripts/bench/throughput.ts --corpus realmem --size 100000 --data-dir DIR --only status   (fills DIR once)
- *   bun scripts/bench/recall-steps.ts --data-dir DIR [--corpus realmem] [--limit 10] [--calls 500]
+ *   bun scripts/bench/recall-steps.ts --data-dir DIR [--corpus realmem] [--limit 10] [--calls 250]
  *   REDIS_URL=redis://127.0.0.1:6379 bun scripts/bench/recall-steps.ts --engine redis --data-dir DIR --corpus synthetic
  *
  * Wall times: run it on a quiet machine. On the embedded engine it first waits until the wallet is cached.
@@ -38,7 +38,7 @@ const { values: args } = parseArgs({
     engine: { type: "string", default: "sqlite" },
     corpus: { type: "string", default: "realmem" },
     limit: { type: "string", default: "10" },
-    calls: { type: "string", default: "500" },
+    calls: { type: "string", default: "250" },
   },
 });
 if (!args["data-dir"]) throw new Error("--data-dir: a data dir filled by scripts/bench/throughput.ts (e.g. --corpus realmem --size 10000 --data-dir DIR --only status)");
@@ -51,10 +51,18 @@ const log = (msg: string) => console.error(`[recall-steps] ${msg}`);
 const root = resolve(import.meta.dir, "../..");
 const cacheDir = resolve(process.env.MODEL_CACHE_DIR ?? join(root, ".cache/models"));
 
+const WARM_UP = Math.min(300, calls);
+// The tokenizer remembers the words it has seen, so every embedding timed here needs a query nothing
+// has asked before: the warm-up's, the recalls', and those of the three embedding references.
+const fresh = WARM_UP + 4 * calls;
 const queries =
   args.corpus === "realmem"
     ? loadRealMem(2000).flatMap((p) => p.events.flatMap((e) => (e.kind === "query" && e.text.length <= LIMITS.searchQuery ? [e.text] : [])))
-    : Array.from({ length: 1000 }, ((rng) => () => syntheticQuery(rng))(prng(3)));
+    : Array.from({ length: fresh }, ((rng) => () => syntheticQuery(rng))(prng(3)));
+if (queries.length < fresh) {
+  throw new Error(`--calls ${calls} needs ${fresh} queries nothing has asked before (the warm-up, the recalls, three embedding references); RealMem has ${queries.length}: use --calls ${Math.floor((queries.length - WARM_UP) / 4)} or fewer`);
+}
+// the keyword and vector references after them may wrap around: neither remembers a query
 const query = (i: number) => queries[i % queries.length]!;
 
 const engineEnv = args.engine === "redis" ? { STORE: "redis", REDIS_URL: redisUrl! } : {};
@@ -98,8 +106,8 @@ async function recall(i: number): Promise<void> {
   await res.text();
 }
 
-log(`warm-up: ${Math.min(300, calls)} recalls`);
-for (let i = 0; i < Math.min(300, calls); i++) await recall(i);
+log(`warm-up: ${WARM_UP} recalls`);
+for (let i = 0; i < WARM_UP; i++) await recall(i);
 const timeline = new Map<string, { start: number[]; end: number[] }>();
 const totals: number[] = [];
 for (let i = 0; i < calls; i++) {
@@ -107,7 +115,7 @@ for (let i = 0; i < calls; i++) {
   steps = new Map();
   on = true;
   callStart = performance.now();
-  await recall(300 + i);
+  await recall(WARM_UP + i);
   totals.push(performance.now() - callStart);
   on = false;
   for (const [name, { start, end }] of steps) {
@@ -124,7 +132,7 @@ for (let i = 0; i < calls; i++) {
  * that nothing has asked before (the tokenizer remembers the words it has seen: queries asked again
  * embed faster than new ones).
  */
-let nextFresh = 300 + calls;
+let nextFresh = WARM_UP + calls;
 async function alone(run: (i: number) => Promise<unknown>, before?: (i: number) => Promise<unknown>): Promise<number> {
   const ms: number[] = [];
   for (let i = 0; i < calls; i++) {
