@@ -32,15 +32,16 @@ describe("the fact thread", () => {
     for (let i = 0; i < 5; i++) expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS));
   });
 
-  test("an idle thread that has read texts is renewed; one that has not stays as it is", async () => {
-    thread = new FactThread({ idleRenewMs: 30 });
-    expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS));
+  test("an idle thread that has read a twentieth of its allowance is renewed; one that has read less, or a fresh one, stays", async () => {
+    thread = new FactThread({ idleRenewMs: 30, textsPerWorker: 100 });
+    expect(await thread.factSignatures(TEXTS.slice(0, 4))).toEqual(expected(TEXTS.slice(0, 4)));
+    await Bun.sleep(300); // 4 texts read, fewer than 100 / 20: kept
     expect(thread.started).toBe(1);
-    for (let waited = 0; thread.started < 2 && waited < 100; waited++) await Bun.sleep(20);
-    expect(thread.started).toBe(2);
+    expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS)); // 11 in all
     for (let waited = 0; thread.handovers < 1 && waited < 100; waited++) await Bun.sleep(20);
+    expect(thread.started).toBe(2);
     expect(thread.handovers).toBe(1);
-    await Bun.sleep(300); // the fresh worker warms up and has read nothing since: not renewed again
+    await Bun.sleep(300); // the fresh worker has read nothing since: not renewed again
     expect(thread.started).toBe(2);
     expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS));
   });
