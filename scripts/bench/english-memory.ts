@@ -1,7 +1,7 @@
 /**
  * What reading text with words the English model does not know (ids, numbers, names) leaves behind:
  * fact signatures (fact-signature.ts, wink-nlp underneath) of --texts texts, each with a number and
- * an id of its own, as every stored memory of a long-running service gets them. Two readings every
+ * an id of its own, as every stored memory of a long-running service gets them. Three readings every
  * --every texts:
  * - the live JS heap after forced collections (texts read on the main thread);
  * - the process's anonymous RSS with the texts read in one long-lived worker thread, nothing forced;
@@ -22,7 +22,7 @@ const text = (i: number) => `The deploy of service ${i} (ticket ${crypto.randomU
 const MiB = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
 if (!isMainThread) {
-  // the worker: reads the texts, says how many it has read every `every`, waits for the go-ahead
+  // the worker: reads the texts and says how many it has read every `every` (the main thread reads RSS then)
   const { texts, every } = workerData as { texts: number; every: number };
   factSignature("Load the English model first.");
   parentPort!.postMessage({ read: 0 });

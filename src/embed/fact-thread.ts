@@ -40,8 +40,6 @@ interface Reader {
   read: number;
   /** requests sent and not answered */
   outstanding: number;
-  /** no longer sent requests: ended once its outstanding ones are answered */
-  retired: boolean;
 }
 
 interface Waiting {
@@ -98,7 +96,7 @@ export class FactThread implements FactReader {
 
   private spawn(): Reader {
     const worker = new Worker(new URL("./fact-worker.ts", import.meta.url));
-    const reader: Reader = { worker, read: 0, outstanding: 0, retired: false };
+    const reader: Reader = { worker, read: 0, outstanding: 0 };
     this.started++;
     worker.onmessage = (event: MessageEvent<FactsAnswer>) => this.onAnswer(event.data);
     worker.onerror = (event) => this.end(reader, new Error(`fact worker crashed: ${event.message}`));
@@ -130,17 +128,12 @@ export class FactThread implements FactReader {
         this.current = next;
         this.next = null;
         this.handovers++;
-        if (old) this.retire(old);
+        if (old && old.outstanding === 0) old.worker.terminate(); // else once its last answer is in
       },
       () => {
         if (this.next === next) this.next = null;
       },
     );
-  }
-
-  private retire(reader: Reader): void {
-    reader.retired = true;
-    if (reader.outstanding === 0) reader.worker.terminate();
   }
 
   private onAnswer(answer: FactsAnswer): void {
@@ -151,7 +144,8 @@ export class FactThread implements FactReader {
     if ("error" in answer) waiting.reject(new Error(`fact signatures failed: ${answer.error}`));
     else waiting.resolve(answer.signatures);
     if (--reader.outstanding > 0) return;
-    if (reader.retired) reader.worker.terminate();
+    // a worker that is neither current nor the successor was handed over: it gets no more requests
+    if (reader !== this.current && reader !== this.next) reader.worker.terminate();
     else reader.worker.unref();
     if (this.waiting.size === 0) this.armIdleRenewal();
   }
