@@ -181,9 +181,10 @@ async function readRequestLog(stdout: ReadableStream<Uint8Array>): Promise<void>
 }
 
 /**
- * The shortest warm-up before each endpoint: the service's JIT compiles an endpoint's path in the
- * background for a few seconds after its first calls (a 1 s warm-up left the first recall endpoint
- * measured 10–40% slower, in CPU per request, than the same recall measured next).
+ * The shortest warm-up before each endpoint, per process: the service's JIT compiles an endpoint's
+ * path in the background for a few seconds after its first calls (a 1 s warm-up left the first
+ * recall endpoint measured 10–40% slower, in CPU per request, than the same recall measured next),
+ * and each process compiles its own.
  */
 const WARM_UP_MIN_S = 3;
 
@@ -343,20 +344,25 @@ function serviceCpuSeconds(): number {
 /**
  * On the embedded engine, waits until the wallet is in the cache (/metrics engram_cache_rows): until
  * then FTS5 answers keyword searches at ~0.6 s of CPU each at 100k, and a run would measure that.
+ * With several processes each caches the wallet, and a scrape answers their sum. A process starts
+ * loading on its first request for the wallet, and the kernel may have given every connection of the
+ * warm-up to the same process, so meanwhile the warm-up's requests go on, on new connections.
  */
-async function walletCached(): Promise<void> {
+async function walletCached(warmUp: string): Promise<void> {
   if (args.engine === "redis") return;
   const started = performance.now();
+  const wanted = size * processes;
   for (let logged = 0; ; ) {
     const { rows } = await scrapeCache(base);
-    if (rows >= size) return;
+    if (rows >= wanted) return;
     const waited = (performance.now() - started) / 1000;
-    if (waited > 600) throw new Error(`the wallet is not cached after 600 s (${rows} of ${size} rows): is CACHE_MAX_MB too small for it?`);
+    if (waited > 600) throw new Error(`the wallet is not cached in every process after 600 s (${rows} of ${wanted} rows): is CACHE_MAX_MB too small for it?`);
     if (waited - logged >= 10) {
       logged = waited;
-      log(`waiting for the wallet to be cached: ${rows} of ${size} rows`);
+      log(`waiting for the wallet to be cached: ${rows} of ${wanted} rows`);
     }
-    await Bun.sleep(500);
+    if (processes > 1) await wrk(["-t1", `-c${8 * processes}`, "-d1s", "-s", warmUp, base]);
+    else await Bun.sleep(500);
   }
 }
 
@@ -372,8 +378,8 @@ try {
     const warmUp = key === "mixed" ? luaScript("mixed-warm-up", queries.map((q) => recallBody(q, mixedLimit)), header) : file;
     // (RealMem's turns, ~760 characters each, load ~4× slower than synthetic memories: ~15 s per 100k)
     const loadRate = realmem ? 5_000 : 20_000;
-    if (key !== "batch") await wrk(["-t1", "-c8", `-d${Math.max(WARM_UP_MIN_S, Math.ceil((size * processes) / loadRate))}s`, "-s", warmUp, base]);
-    if (key !== "batch") await walletCached();
+    if (key !== "batch") await wrk(["-t1", "-c8", `-d${Math.max(WARM_UP_MIN_S * processes, Math.ceil((size * processes) / loadRate))}s`, "-s", warmUp, base]);
+    if (key !== "batch") await walletCached(warmUp);
     const cpuBefore = serviceCpuSeconds();
     // where a request's CPU goes, by thread of the service: main (its JavaScript thread), Worker (the
     // embedding worker), JITWorker, HeapHelper, mi-scavenger…
