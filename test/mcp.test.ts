@@ -193,7 +193,9 @@ describe("MCP over Streamable HTTP", () => {
     const mcp = await httpClient(service, wallet);
     const rest = new RestClient(service, wallet);
     const { id } = await ok(mcp, "store", { content: "Same answer over MCP and REST", namespace: "same", metadata: { tags: ["x"] } });
-    await ok(mcp, "store", { content: "A second memory about other things entirely", namespace: "same" });
+    const { id: gone } = await ok(mcp, "store", { content: "A second memory about other things entirely", namespace: "same" });
+    await ok(mcp, "delete", { id: gone });
+    const later = new Date(Date.now() + 60_000).toISOString();
     const pairs: [string, Record<string, unknown>, string][] = [
       ["get", { id }, `/v1/memories/${id}`],
       ["list", { namespace: "same", tags: ["x"], limit: 5 }, "/v1/memories?namespace=same&tags=x&limit=5"],
@@ -203,6 +205,9 @@ describe("MCP over Streamable HTTP", () => {
       ["namespaces", {}, "/v1/namespaces"],
       ["suggested", {}, "/v1/suggested"],
       ["export", { format: "markdown" }, "/v1/export?format=markdown"],
+      ["export", { namespace: "same", include_deleted: true, before: later }, `/v1/export?namespace=same&include_deleted=true&before=${later}`],
+      ["export", { namespace: "same", include_deleted: true, tags: ["x", "y"] }, "/v1/export?namespace=same&include_deleted=true&tags=x,y"],
+      ["export", { namespace: "same", after: later }, `/v1/export?namespace=same&after=${later}`],
       ["graph", { namespace: "same" }, "/v1/graph?namespace=same"],
     ];
     for (const [tool, args, path] of pairs) {
@@ -210,6 +215,9 @@ describe("MCP over Streamable HTTP", () => {
       expect(answer.status).toBe(200);
       expect({ tool, json: await ok(mcp, tool, args) }).toEqual({ tool, json: answer.body });
     }
+    // the export filters read alike: the deleted memory is in only with include_deleted, the tags and dates apply
+    const counts = await Promise.all(pairs.filter(([tool]) => tool === "export").map(async ([, , path]) => (await rest.get(path)).body.count));
+    expect(counts).toEqual([1, 2, 1, 0]);
     const search = await rest.post("/v1/search", { query: "same answer" });
     expect(await ok(mcp, "search", { query: "same answer" })).toEqual(search.body);
     await mcp.close();

@@ -73,6 +73,8 @@ const Nullable = <T extends ReturnType<typeof t.String>>(s: T) => t.Union([s, t.
 export const ScopeField = t.String({ maxLength: LIMITS.scopeField });
 export const Namespace = t.String({ minLength: 1, maxLength: LIMITS.scopeField });
 export const Timestamp = t.String({ format: "date-time" });
+/** A Timestamp in the form memories store theirs (UTC, milliseconds), which filters compare as strings. */
+export const storedTimestamp = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
 export const Uuid = t.String({ format: "uuid" });
 
 /** A tag list: at most LIMITS.tags tags of LIMITS.tagChars characters. */

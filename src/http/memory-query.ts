@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { MemoryType, ScopeField, Timestamp } from "../domain/memory";
+import { MemoryType, ScopeField, Timestamp, storedTimestamp } from "../domain/memory";
 import { SortField, SortOrder, type Refinement } from "../domain/list-query";
 import type { MemoryFilter } from "../domain/store-port";
 import { MetadataQuery, QueryBool, TagsQuery } from "./validation";
@@ -28,7 +28,6 @@ export const MemoryQuery = {
 const MemoryQueryObject = t.Object(MemoryQuery);
 type MemoryQuery = Static<typeof MemoryQueryObject>;
 
-const iso = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
 
 /** The engine-side filter of a MemoryQuery. */
 export function filterOf(q: Partial<MemoryQuery>): MemoryFilter {
@@ -39,8 +38,8 @@ export function filterOf(q: Partial<MemoryQuery>): MemoryFilter {
     tags: q.tags,
     memory_type: q.memory_type,
     pinned: q.pinned,
-    created_after: iso(q.after ?? q.since),
-    created_before: iso(q.before ?? q.until),
+    created_after: storedTimestamp(q.after ?? q.since),
+    created_before: storedTimestamp(q.before ?? q.until),
   };
 }
 

@@ -10,7 +10,7 @@ import { core, memoryView } from "../http/present";
 import { filterOf, refinementOf } from "../http/memory-query";
 import { recallAnswer, RecallBody, searchAnswer, SearchBody } from "../http/operations/retrieval";
 import { ingestAnswer, IngestBody } from "../http/operations/ingest";
-import { exportAnswer, namespacesAnswer } from "../http/operations/export";
+import { exportAnswer, exportFilter, ExportOptions, namespacesAnswer } from "../http/operations/export";
 import { storeBatchAnswer, StoreBatchBody } from "../http/operations/store";
 import { suggestedAnswer } from "../http/operations/suggested";
 import { graphAnswer } from "../http/operations/graph";
@@ -54,7 +54,6 @@ const tool = <S extends TObject>(def: Tool<S>): Tool => def as unknown as Tool;
 const Id = t.Object({ id: Uuid });
 const Limit = (fallback: number, maximum: number = LIMITS.pageSize) => t.Optional(Type.Integer({ minimum: 1, maximum, description: `default ${fallback}` }));
 const Offset = t.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.offset, description: "default 0" }));
-const iso = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
 
 type Line = Pick<Memory, "id" | "content"> & Partial<Pick<Memory, "memory_type" | "pinned" | "importance" | "namespace">> & { similarity?: number };
 /** One memory as a line of text: id, type, flags and content. */
@@ -91,18 +90,6 @@ const ContextInput = t.Object({
   format: t.Optional(t.Union([t.Literal("text"), t.Literal("structured")])),
   include_metadata: t.Optional(t.Boolean()),
   summarize: t.Optional(t.Boolean()),
-});
-
-const ExportInput = t.Object({
-  format: t.Optional(t.Union([t.Literal("json"), t.Literal("csv"), t.Literal("markdown"), t.Literal("jsonl")])),
-  namespace: t.Optional(ScopeField),
-  memory_type: t.Optional(MemoryType),
-  tags: t.Optional(Tags),
-  session_id: t.Optional(ScopeField),
-  agent_id: t.Optional(ScopeField),
-  before: t.Optional(Timestamp),
-  after: t.Optional(Timestamp),
-  include_deleted: t.Optional(t.Boolean()),
 });
 
 export const TOOLS: Tool[] = [
@@ -380,21 +367,9 @@ export const TOOLS: Tool[] = [
     title: "Export memories",
     description: "Export memories (newest first) as JSON, JSONL, CSV or Markdown, with filters.",
     rest: "GET /v1/export",
-    input: ExportInput,
+    input: ExportOptions,
     readOnly: true,
-    async run({ deps, userId }, query) {
-      const filter = {
-        namespace: query.namespace,
-        memory_type: query.memory_type,
-        tags: query.tags,
-        session_id: query.session_id,
-        agent_id: query.agent_id,
-        created_before: iso(query.before),
-        created_after: iso(query.after),
-        include_deleted: query.include_deleted ?? false,
-      };
-      return exportAnswer(deps, userId, filter, query.format);
-    },
+    run: ({ deps, userId }, query) => exportAnswer(deps, userId, exportFilter(query), query.format),
     text: (r) => (typeof r.memories === "string" ? r.memories : r.jsonl ?? JSON.stringify(r.memories, null, 2)),
   }),
 ];

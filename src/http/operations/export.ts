@@ -1,10 +1,41 @@
 import { t, type Static } from "elysia";
+import { MemoryType, ScopeField, Tags, Timestamp, storedTimestamp } from "../../domain/memory";
 import type { MemoryFilter } from "../../domain/store-port";
 import { csvHeader, csvRows, markdownSections, markdownTitle } from "../../domain/export-format";
 import type { AppDeps } from "../deps";
 import { ExportedMemory, exported } from "../present";
 
-export type ExportFormat = "json" | "csv" | "markdown" | "jsonl";
+export const ExportFormat = t.Union([t.Literal("json"), t.Literal("csv"), t.Literal("markdown"), t.Literal("jsonl")]);
+export type ExportFormat = Static<typeof ExportFormat>;
+
+/** What an export is asked for: the MCP `export` tool's input; GET /v1/export's query reads as it (its booleans and tags decoded). */
+export const ExportOptions = t.Object({
+  format: t.Optional(ExportFormat),
+  namespace: t.Optional(ScopeField),
+  memory_type: t.Optional(MemoryType),
+  tags: t.Optional(Tags),
+  session_id: t.Optional(ScopeField),
+  agent_id: t.Optional(ScopeField),
+  before: t.Optional(Timestamp),
+  after: t.Optional(Timestamp),
+  include_deleted: t.Optional(t.Boolean()),
+});
+export type ExportOptions = Static<typeof ExportOptions>;
+
+
+/** The memories an export covers. */
+export function exportFilter(options: ExportOptions): MemoryFilter {
+  return {
+    namespace: options.namespace,
+    memory_type: options.memory_type,
+    tags: options.tags,
+    session_id: options.session_id,
+    agent_id: options.agent_id,
+    created_before: storedTimestamp(options.before),
+    created_after: storedTimestamp(options.after),
+    include_deleted: options.include_deleted ?? false,
+  };
+}
 
 /** The export answer, GET /v1/export's body and the MCP `export` tool's result. */
 export const ExportAnswer = t.Object({

@@ -1,6 +1,6 @@
 import { t, type Static } from "elysia";
 import { Type } from "@sinclair/typebox";
-import { LIMITS, Metadata, MemoryType, ScopeField, Tags, Timestamp, type Memory } from "../../domain/memory";
+import { LIMITS, Metadata, MemoryType, ScopeField, Tags, Timestamp, storedTimestamp, type Memory } from "../../domain/memory";
 import { keywordSearch } from "../../domain/search";
 import { accepts, type Refinement } from "../../domain/list-query";
 import type { AppDeps } from "../deps";
@@ -12,7 +12,6 @@ import { recalled, searched } from "../present";
  * Integers are plain JSON integers (no numeric strings: a JSON body has numbers).
  */
 
-const iso = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
 
 export const RecallBody = t.Object({
   query: t.String({ minLength: 1, maxLength: LIMITS.recallQuery }),
@@ -52,8 +51,8 @@ export async function recallAnswer(deps: AppDeps, userId: string, body: RecallBo
       tags: f?.tags,
       memory_type: f?.memory_type,
       pinned: f?.pinned,
-      created_after: iso(f?.after),
-      created_before: iso(f?.before),
+      created_after: storedTimestamp(f?.after),
+      created_before: storedTimestamp(f?.before),
     },
     ...(f?.metadata && { accept: (m: Memory) => accepts(refinement, m) }),
   });

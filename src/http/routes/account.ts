@@ -5,11 +5,10 @@ import { verifyWalletSignature, authMessage, SIGNATURE_TOLERANCE_SECONDS } from 
 import { DomainError } from "../../domain/errors";
 import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
-import { ExportAnswer, exportStream, namespacesAnswer } from "../operations/export";
+import { ExportAnswer, ExportFormat, exportFilter, exportStream, namespacesAnswer } from "../operations/export";
 import { jsonBody, TagsQuery } from "../validation";
 import { tagCounts } from "../../domain/tag-counts";
 
-const isoOrUndefined = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
 
 /** Public free-tier info and session exchange. */
 export const publicRoutes = (deps: AppDeps) =>
@@ -90,22 +89,10 @@ export const accountRoutes = (deps: AppDeps) =>
     })
     .get(
       "/v1/export",
-      async ({ query, userId }) => {
-        const filter = {
-          namespace: query.namespace,
-          memory_type: query.memory_type,
-          tags: query.tags,
-          session_id: query.session_id,
-          agent_id: query.agent_id,
-          created_before: isoOrUndefined(query.before),
-          created_after: isoOrUndefined(query.after),
-          include_deleted: query.include_deleted === "true",
-        };
-        return exportStream(deps, userId, filter, query.format);
-      },
+      ({ query, userId }) => exportStream(deps, userId, exportFilter({ ...query, include_deleted: query.include_deleted === "true" }), query.format),
       {
         query: t.Object({
-          format: t.Optional(t.Union([t.Literal("json"), t.Literal("csv"), t.Literal("markdown"), t.Literal("jsonl")])),
+          format: t.Optional(ExportFormat),
           namespace: t.Optional(ScopeField),
           memory_type: t.Optional(MemoryType),
           tags: t.Optional(TagsQuery),
