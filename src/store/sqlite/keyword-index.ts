@@ -377,7 +377,10 @@ export class WalletKeywords {
     const touched = scratchTouched;
     let touchedCount = 0;
     let accepted = 0;
-    const avgdl = this.totalTokens / size;
+    // bm25's length normalisation k1 · (1 − b + b · dl / avgdl) as lengthFloor + perToken · dl: one
+    // division per posting instead of two (~10% of the loop at 100k)
+    const lengthFloor = K1 * (1 - B);
+    const perToken = (K1 * B) / (this.totalTokens / size);
     const slotOfDoc = this.slotOfDoc;
     const docLength = this.docLength;
     const pool = this.pool;
@@ -396,6 +399,7 @@ export class WalletKeywords {
       if (n === 0) continue;
       let idf = Math.log((size - n + 0.5) / (n + 0.5));
       if (idf <= 0) idf = MIN_IDF;
+      const weight = idf * (K1 + 1);
       for (let i = start; i < end; i++) {
         const entry = pool[i]!;
         const slot = slotOfDoc[entry >> TF_BITS]!;
@@ -413,7 +417,7 @@ export class WalletKeywords {
         if (s !== 1 || top === null) continue;
         let tf = entry & TF_MAX;
         if (tf === TF_MAX) tf = this.overflow!.get(term * MAX_DOC_ID + (entry >> TF_BITS))!;
-        acc[slot] = acc[slot]! + idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * docLength[slot]!) / avgdl)));
+        acc[slot] = acc[slot]! + (weight * tf) / (tf + lengthFloor + perToken * docLength[slot]!);
       }
     }
     for (let i = 0; i < touchedCount; i++) {
