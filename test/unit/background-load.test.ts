@@ -3,8 +3,8 @@
  *
  * The store under test (`store`) loads wallets above a tiny syncLoadMaxRows in the background, in
  * small chunks that yield to the event loop; while a wallet loads its keyword searches are answered
- * by FTS5 (and read a chunk each), while a vector search or a list completes the load at once (their
- * SQL answers read every row of the wallet). The reference is a second
+ * by FTS5 (and read a chunk each), while a vector search or a list waits for the load (their SQL
+ * answers read every row of the wallet), other requests being served meanwhile. The reference is a second
  * connection on the same file (`ref`) with the default options, whose cache loads these wallets
  * synchronously; it notices every write through data_version and reloads, so it always answers from
  * the committed rows. Writes made while a load is under way (this connection's, recorded as pending;
@@ -356,25 +356,54 @@ describe("background load of large wallets", () => {
     await expectSameAsReference(BIG, "loaded by keyword searches");
   });
 
-  test("a vector search completes a large wallet's load at once (its exact scan reads every embedding) and answers from the cache", async () => {
+  test("a vector search waits for a large wallet's load (its exact scan reads every embedding), other wallets answering meanwhile, and answers from the cache", async () => {
     dropCache();
+    await store.nearest(SMALL, gaussVector(), {}, 5, NOW); // cached again (synchronously)
     const before = counters();
     await store.searchText(BIG, ["alpha"], {}, 5, NOW); // a load under way
     const query = gaussVector();
-    const got = await store.nearest(BIG, query, {}, 25, NOW);
-    expect(vectorIndexCounters.loads).toBe(before.loads + 1); // no event-loop turn in between
-    expect(vectorIndexCounters.backgroundLoads).toBe(before.backgroundLoads + 1);
+    let waited = true;
+    const pending = store.nearest(BIG, query, {}, 25, NOW).then((hits) => ((waited = false), hits));
+    // the event loop turns while BIG loads: another wallet's search is answered first
+    expect(await store.nearest(SMALL, gaussVector(), {}, 5, NOW)).toHaveLength(5);
+    expect(waited).toBe(true);
+    expect(vectorIndexCounters.loads).toBe(before.loads);
+    const got = await pending;
+    expect(vectorIndexCounters.loads).toBe(before.loads + 1);
+    expect(vectorIndexCounters.backgroundLoads).toBe(before.backgroundLoads + 1); // the one load, not started again
     expect(vectorIndexCounters.sqlScans).toBe(before.sqlScans); // no exact scan
     const exact = indexOf(store).nearestExact(BIG, query, {}, 25, NOW).map((n) => n.rowid);
     const rowids = got.map((h) => (dbOf(store).query("select rowid from memories where id = ?").get(h.memory.id) as { rowid: number }).rowid);
     expect(rowids).toEqual(exact);
   });
 
-  test("a list completes a large wallet's load at once (its SQL answer costs as much) and answers from the cache", async () => {
+  test("a recall's keyword search (a query vector given) waits for a large wallet's load instead of asking FTS5, and answers from the cache", async () => {
     dropCache();
     const before = counters();
+    const query = gaussVector();
+    const got = await store.searchText(BIG, ["alpha", "bravo"], {}, 30, NOW, query);
+    expect(vectorIndexCounters.loads).toBe(before.loads + 1);
+    expect(vectorIndexCounters.backgroundLoads).toBe(before.backgroundLoads + 1);
+    expect(keywordIndexCounters.sqlFallbacks).toBe(before.keyword.sqlFallbacks); // FTS5 was not asked
+    const want = await ref.searchText(BIG, ["alpha", "bravo"], {}, 30, NOW, query);
+    expect(got.map((h) => h.memory.id)).toEqual(want.map((h) => h.memory.id));
+    expect(got.every((h) => h.similarity !== undefined)).toBe(true);
+    // without a query vector (the search endpoint) FTS5 still answers while a load is under way
+    dropCache();
+    const fallbacks = keywordIndexCounters.sqlFallbacks;
+    await store.searchText(BIG, ["alpha"], {}, 5, NOW);
+    expect(keywordIndexCounters.sqlFallbacks).toBe(fallbacks + 1);
+  });
+
+  test("a list waits for a large wallet's load (its SQL answer costs as much), the event loop turning meanwhile, and answers from the cache", async () => {
+    dropCache();
+    const before = counters();
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
     const page = await store.listMemories(BIG, {}, { offset: 0, limit: 20 }, NOW);
-    expect(vectorIndexCounters.loads).toBe(before.loads + 1); // no event-loop turn in between
+    clearInterval(ticking);
+    expect(turns).toBeGreaterThan(0);
+    expect(vectorIndexCounters.loads).toBe(before.loads + 1);
     expect(vectorIndexCounters.backgroundLoads).toBe(before.backgroundLoads + 1);
     const sql = store.listMemoriesSql(BIG, {}, { offset: 0, limit: 20 }, NOW);
     expect(page.total).toBe(sql.total);

@@ -347,7 +347,7 @@ export class SqliteStore implements TransferableStore {
    * the user's rows, ~4 ms at 10k) where the cache cannot answer, as for searches.
    */
   async listMemories(userId: string, filter: MemoryFilter, page: Page, now: number): Promise<{ memories: Memory[]; total: number }> {
-    const cached = this.vectors.list(userId, filter, page.offset, page.limit, now);
+    const cached = await this.vectors.list(userId, filter, page.offset, page.limit, now);
     if (cached) {
       if (cached.rowids.length === 0) return { memories: [], total: cached.total };
       const rows = this.db
@@ -376,6 +376,11 @@ export class SqliteStore implements TransferableStore {
    */
   async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: QueryVector): Promise<TextHit[]> {
     if (terms.length === 0 || limit <= 0) return [];
+    // A recall (a query vector) waits for a wallet loading in the background, as its vector search
+    // does, instead of asking FTS5 (~0.6 s for a long question at 100k): right after a start, a burst
+    // of recalls would each spend that on the thread the load they all wait for needs.
+    const loading = vector ? this.vectors.whenLoading(userId) : null;
+    if (loading) await loading;
     // The search runs now, synchronously (a caller's transaction sees it); a vector still on its way
     // (recall's query, embedded in the worker meanwhile) is awaited for the hits' cosines alone.
     const hits = this.vectors.keywordSearch(userId, terms, filter, limit, now);

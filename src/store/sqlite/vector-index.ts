@@ -53,6 +53,9 @@ const RELOAD_SHARE = 0.25;
 const MAX_CHANGES_PER_SYNC = 50_000;
 
 /** A user being loaded in the background: rows read so far, and where the next chunk starts. */
+/** A page of a list from the cache: its rows, newest first, and how many rows match. */
+type CachedPage = { rowids: number[]; total: number };
+
 interface Loading {
   user: UserVectors;
   /** writes to the user's rows since the load started, this connection's and others' (re-read when it completes) */
@@ -146,7 +149,8 @@ export class VectorIndex {
   /**
    * The k nearest active rows of the user under the filter, nearest first (ties by rowid). With
    * `min`, rows whose cosine is below it may be left out (see MemoryStore.nearest). A promise only
-   * when the scan thread answers (a large wallet, no minimum); every other answer is computed before
+   * when the scan thread answers (a large wallet, no minimum) or the wallet is loading in the
+   * background (the search waits for the load: loaded); every other answer is computed before
    * returning, so a search inside the caller's transaction reads within it.
    */
   nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] | Promise<Neighbour[]> {
@@ -158,12 +162,13 @@ export class VectorIndex {
     }
     this.sync();
     // The exact SQL scan reads every embedding of the user: at 100k rows ~0.7 s, a fifth of the whole
-    // load (~3.6 s on a loaded machine), so a few searches during a load cost more than finishing it.
+    // load (~3.6 s on a loaded machine), so a search during a load waits for it (loaded) instead.
     // Advancing it a chunk per search left a 100k wallet answering 0 recalls in 10 s under 64
     // concurrent clients (each waiting on the others' scans) after a restart.
-    const user = this.load(userId, "complete");
+    const user = this.load(userId);
     if (!user) {
-      // a large user still loading in the background: the exact SQL scan answers meanwhile
+      if (this.loading.has(userId)) return this.loaded(userId).then(() => this.nearest(userId, vector, filter, k, now, min));
+      // a user too large for the cache's budget: the exact SQL scan answers
       vectorIndexCounters.sqlScans++;
       return this.nearestExact(userId, vector, filter, k, now);
     }
@@ -223,13 +228,15 @@ export class VectorIndex {
   /**
    * A page of the user's active rows under the filter, newest first (created_at, then rowid, both
    * descending: the order of listMemories' SQL), and how many rows match; null when SQL must answer
-   * (the same cases as keywordSearch, and while a large user is still loading).
+   * (the same cases as keywordSearch, and a wallet too large for the cache's budget). A wallet
+   * loading in the background is waited for (loaded).
    */
-  list(userId: string, filter: MemoryFilter, offset: number, limit: number, now: number): { rowids: number[]; total: number } | null {
+  list(userId: string, filter: MemoryFilter, offset: number, limit: number, now: number): CachedPage | null | Promise<CachedPage | null> {
     if (this.db.inTransaction || filter.include_deleted || !cacheable(filter)) return null;
     this.sync();
     // a list's SQL answer (a count and a sort of every row) costs about as much as the whole load
-    const user = this.load(userId, "complete");
+    const user = this.load(userId);
+    if (!user && this.loading.has(userId)) return this.loaded(userId).then(() => this.list(userId, filter, offset, limit, now));
     return user ? user.page(filter, now, offset, limit) : null;
   }
 
@@ -256,7 +263,7 @@ export class VectorIndex {
     }
     this.sync();
     // FTS5 answers meanwhile (~15 ms at 100k), about what a chunk of the load costs: read one
-    const user = this.load(userId, "chunk");
+    const user = this.load(userId, true);
     if (!user) {
       keywordIndexCounters.sqlFallbacks++;
       return null;
@@ -415,12 +422,11 @@ export class VectorIndex {
   /**
    * The user's cached vectors, loading them from `memories` on first use: synchronously for users of
    * at most syncLoadMaxRows active rows; for larger ones a background load starts (if none is under
-   * way) and null is returned until it completes. `progress` is what the caller's SQL alternative is
-   * worth: "chunk" reads its next chunk now (a keyword search), "complete" finishes it now (a list or
-   * a vector search: their SQL answers cost a good part of the whole load). Between requests the
-   * load goes on by itself, a chunk per event-loop turn.
+   * way) and null is returned until it completes. Between requests the load goes on by itself, a
+   * chunk per event-loop turn; `readChunk`: a keyword search, which FTS5 answers meanwhile, reads its
+   * next chunk now too (under load a turn serves many requests, so turns alone let the load crawl).
    */
-  private load(userId: string, progress: "chunk" | "complete"): UserVectors | null {
+  private load(userId: string, readChunk = false): UserVectors | null {
     const user = this.users.get(userId);
     if (user) {
       this.users.delete(userId); // most recently used goes last
@@ -438,9 +444,32 @@ export class VectorIndex {
       loading = this.startLoad(userId, n);
     }
     // callers are outside transactions (they check), so the chunks read committed rows
-    if (progress === "chunk") this.loadChunk(userId, loading);
-    if (progress === "complete") while (this.loadChunk(userId, loading));
+    if (readChunk) this.loadChunk(userId, loading);
     return this.users.get(userId) ?? null;
+  }
+
+  /**
+   * For a caller that would rather wait for the wallet's cache than have SQL answer it (a recall's
+   * keyword search, whose vector search waits anyway): starts the wallet's load if none is under way,
+   * and while it loads in the background, the promise of its end; null when the cache answers now,
+   * or SQL must (inside a transaction, or a wallet too large for the budget).
+   */
+  whenLoading(userId: string): Promise<void> | null {
+    if (this.users.has(userId) || this.db.inTransaction) return null;
+    this.sync();
+    this.load(userId);
+    return this.loading.has(userId) ? this.loaded(userId) : null;
+  }
+
+  /**
+   * Waits for the user's background load to end (completed, discarded or dropped), for a vector
+   * search or a list: their SQL answers read every row of the wallet, about what the rest of the
+   * load costs. The load goes on a chunk per event-loop turn meanwhile, so other requests (other
+   * wallets, health checks) are served between chunks; finishing it at once instead held the whole
+   * process: 17 s for a wallet of 100k RealMem turns, its first recall after a start.
+   */
+  private async loaded(userId: string): Promise<void> {
+    for (let loading = this.loading.get(userId); loading; loading = this.loading.get(userId)) await loading.done;
   }
 
   private loadNow(userId: string): UserVectors | null {
