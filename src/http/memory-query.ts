@@ -28,7 +28,6 @@ export const MemoryQuery = {
 const MemoryQueryObject = t.Object(MemoryQuery);
 type MemoryQuery = Static<typeof MemoryQueryObject>;
 
-
 /** The engine-side filter of a MemoryQuery. */
 export function filterOf(q: Partial<MemoryQuery>): MemoryFilter {
   return {

@@ -22,7 +22,6 @@ export const ExportOptions = t.Object({
 });
 export type ExportOptions = Static<typeof ExportOptions>;
 
-
 /** The memories an export covers. */
 export function exportFilter(options: ExportOptions): MemoryFilter {
   return {

@@ -12,7 +12,6 @@ import { recalled, searched } from "../present";
  * Integers are plain JSON integers (no numeric strings: a JSON body has numbers).
  */
 
-
 export const RecallBody = t.Object({
   query: t.String({ minLength: 1, maxLength: LIMITS.recallQuery }),
   limit: t.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.pageSize, description: "default 5" })),

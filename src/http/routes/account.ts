@@ -9,7 +9,6 @@ import { ExportAnswer, ExportFormat, exportFilter, exportStream, namespacesAnswe
 import { jsonBody, TagsQuery } from "../validation";
 import { tagCounts } from "../../domain/tag-counts";
 
-
 /** Public free-tier info and session exchange. */
 export const publicRoutes = (deps: AppDeps) =>
   new Elysia({ detail: { tags: ["account"] } })

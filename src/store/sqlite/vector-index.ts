@@ -52,10 +52,10 @@ const RELOAD_SHARE = 0.25;
 /** Other connections' changes read per sync at most; a longer backlog drops the cache instead. */
 const MAX_CHANGES_PER_SYNC = 50_000;
 
-/** A user being loaded in the background: rows read so far, and where the next chunk starts. */
 /** A page of a list from the cache: its rows, newest first, and how many rows match. */
 type CachedPage = { rowids: number[]; total: number };
 
+/** A user being loaded in the background: rows read so far, and where the next chunk starts. */
 interface Loading {
   user: UserVectors;
   /** writes to the user's rows since the load started, this connection's and others' (re-read when it completes) */
