@@ -129,7 +129,7 @@ export function knowsFactSignature(text: string): boolean {
   return cached(text) !== undefined;
 }
 
-/** Keeps a signature read elsewhere (a FactReader: the embedding worker), as factSignature would have. */
+/** Keeps a signature read elsewhere (a FactReader: the fact thread, src/embed/fact-thread.ts), as factSignature would have. */
 export function rememberFactSignature(text: string, signature: FactSignature): void {
   if (cache.has(text)) return;
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);

@@ -36,7 +36,7 @@ export interface AppDeps {
   paywall: Paywall;
 }
 
-/** `embedder` also reads fact signatures when it can (the worker embedder does: see FactReader). */
+/** `embedder` also reads fact signatures when it can (both embedders do, on their fact thread: see FactReader). */
 export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmbedder & Partial<FactReader>, clock: Clock = Date.now): AppDeps {
   // Every service sees the engine through the staging wrapper: paid calls hold their writes back until
   // their payment settles (src/billing/staged-writes.ts); it is transparent otherwise.

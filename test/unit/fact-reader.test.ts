@@ -1,5 +1,5 @@
 /**
- * Batch stores may have their fact signatures read elsewhere (a FactReader: the embedding worker).
+ * Batch stores may have their fact signatures read elsewhere (a FactReader: the embedders' fact thread).
  * The dedup outcomes must be the same with the worker, without a reader, and with a reader that fails.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
