@@ -19,7 +19,7 @@ export class Quantized {
   private readonly memory: WebAssembly.Memory;
   private readonly score: ScoreFn;
   private readonly gather: GatherFn;
-  private readonly stride: number;
+  readonly stride: number;
   private readonly queryMax: number;
   private readonly queryBytes: number;
   private capacity = 0;
@@ -90,7 +90,7 @@ export class Quantized {
    */
   searchElsewhere(search: { unit: Float64Array; range: SlotRange; k: number; want: number; filter: FilterIds | null; columns: SharedColumns }): Promise<ScanResult | null> {
     const query = new Int16Array(this.stride);
-    const { unitScale, bound } = this.quantizeQuery(search.unit, query);
+    const { unitScale, bound } = this.queryFor(search.unit, query);
     const at = { generation: layoutGeneration(this.memory), query: this.threadQueryAt, scales: this.scalesAt, scores: this.threadScoresAt, rows: this.rowsAt };
     return scanThread.scan(this.memory, { ...search, stride: this.stride, query, unitScale, bound, at });
   }
@@ -134,13 +134,22 @@ export class Quantized {
     return { scores: new Float32Array(this.memory.buffer, this.scoresAt, slots.length), unitScale, bound };
   }
 
-  /** Writes the quantized query; its scale, and the error bound of every row's score in cosine units. */
-  private setQuery(query: Float64Array): { unitScale: number; bound: number } {
-    return this.quantizeQuery(query, new Int16Array(this.memory.buffer, this.queryAt, this.stride));
+  /** Copies the row at `slot` (its int8 values and scale) to row `at` of `rows` / `scales` (cell-arena.ts). */
+  copyRow(slot: number, rows: Int8Array, scales: Float32Array, at: number): void {
+    rows.set(this.rows.subarray(slot * this.stride, (slot + 1) * this.stride), at * this.stride);
+    scales[at] = this.scales[slot]!;
   }
 
-  /** The query as the kernel takes it, into `q`; its scale, and the error bound of every row's score in cosine units. */
-  private quantizeQuery(query: Float64Array, q: Int16Array): { unitScale: number; bound: number } {
+  /** Writes the quantized query; its scale, and the error bound of every row's score in cosine units. */
+  private setQuery(query: Float64Array): { unitScale: number; bound: number } {
+    return this.queryFor(query, new Int16Array(this.memory.buffer, this.queryAt, this.stride));
+  }
+
+  /**
+   * The query as the kernel takes it, into `q`; its scale, and the error bound of every row's score
+   * in cosine units (for these rows and copies of them).
+   */
+  queryFor(query: Float64Array, q: Int16Array): { unitScale: number; bound: number } {
     let max = 0;
     let l1 = 0;
     for (let i = 0; i < this.dim; i++) {

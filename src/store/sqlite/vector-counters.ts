@@ -6,6 +6,8 @@ export const vectorIndexCounters = {
   withinMinimum: 0,
   /** of those, searches that scored only the rows of the filter's namespace */
   namespaceScans: 0,
+  /** searches that read the rows of the nearest coarse cells only (vector-cells.ts) */
+  cellSearches: 0,
   /** searches that needed the second (bound) pass */
   secondPasses: 0,
   /** searches the scan thread ran (kernel scan, first pass, exact rescoring) */

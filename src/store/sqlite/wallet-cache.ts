@@ -11,6 +11,7 @@ import { fixedPointCosine, fixedPointUnit, toFixedPoint } from "./fixed-point";
 import { WalletKeywords, type SlotFilter } from "./keyword-index";
 import { Quantized, ROUNDING_SLACK } from "./quantized";
 import { vectorIndexCounters } from "./vector-counters";
+import { trainCentroids, VectorCells } from "./vector-cells";
 import { ACCESS_COUNT, AGENT, column, columnBytes, CREATED, EXPIRES, FACTOR, HAS_VECTOR, IMPORTANCE, moveSlot, NAMESPACE, PINNED, ROWID, SESSION, slotColumns, TAG_SET, TYPE, widened, type SlotColumns } from "./slot-columns";
 
 export interface Neighbour extends Ranked {
@@ -44,6 +45,8 @@ export interface CacheBytes {
   vectors: number;
   /** the WebAssembly memory of the int8 copy (rows, scales, scores scratch) */
   int8: number;
+  /** the coarse cells of a large wallet (vector-cells.ts): centroids and each row's cell */
+  cells: number;
   /** rowids, ranking and filter columns */
   columns: number;
   /** per-row tag id arrays */
@@ -160,15 +163,23 @@ export class UserVectors {
   private expiryExact = true;
   /** rows without a vector of the index's dimension */
   private vectorless = 0;
+  /** the coarse cells vector searches read, from `cellsFrom` rows on (vector-cells.ts) */
+  private cells: VectorCells | null = null;
+  /** the cells being trained and filled, a step per event-loop turn */
+  private building: Promise<void> | null = null;
+  /** the load is complete (cells are built only then: a load's rows are not all there before) */
+  private complete = false;
 
   /**
    * `sharedFrom`: from this capacity on the columns the scan thread reads are in SharedArrayBuffers
    * (the index offloads searches of wallets with that many rows; smaller ones never reach the thread).
+   * `cellsFrom`: from this many rows on, vector searches read the nearest coarse cells only.
    */
   constructor(
     private readonly dim: number,
     expected: number,
     private readonly sharedFrom: number,
+    private readonly cellsFrom = Infinity,
   ) {
     this.capacity = Math.max(MIN_GROWTH, Math.ceil(expected * (1 + SPARE_SHARE)));
     const shared = this.shared;
@@ -196,6 +207,39 @@ export class UserVectors {
   /** A load is complete: the keyword lists' spare room goes (the slot arrays keep theirs, for the writes to come). */
   loaded(): void {
     this.keywords.trim();
+    this.complete = true;
+    this.considerCells();
+  }
+
+  /** Resolves once the cells being built (if any) are complete or dropped. */
+  async cellsBuilt(): Promise<void> {
+    while (this.building) await this.building;
+  }
+
+  /**
+   * Builds the cells once the wallet reaches `cellsFrom` rows, again when it has doubled since, and
+   * drops them below half of `cellsFrom` rows (the whole scan costs little there).
+   */
+  private considerCells(): void {
+    if (this.cells && this.size < this.cellsFrom / 2) this.cells = null;
+    if (!this.complete || this.building || !this.quantized || this.size < this.cellsFrom) return;
+    if (this.cells && this.size < 2 * this.cells.trainedAt) return;
+    this.building = this.buildCells().finally(() => (this.building = null));
+  }
+
+  private async buildCells(): Promise<void> {
+    const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const quantized = this.quantized!;
+    const wallet = this;
+    const centroids = await trainCentroids({ get size() { return wallet.size; }, quantized, unitOf: (slot) => this.unitOf(slot) }, this.dim, pause);
+    const cells = new VectorCells(centroids, this.dim, quantized, this.capacity, this.size);
+    // searches scan every row until the new cells hold them all (the old ones, if any, are dropped)
+    this.cells = cells;
+    const chunk = Math.max(256, Math.floor(1_500_000 / cells.cells));
+    while (this.cells === cells && !cells.complete(this.size)) {
+      await pause();
+      cells.assignRange(Math.min(this.size, cells.assignedTo + chunk));
+    }
   }
 
   /** What the wallet holds, by part (allocated: spare capacity included). */
@@ -208,6 +252,7 @@ export class UserVectors {
     return {
       vectors: this.vectors.byteLength + factors,
       int8: this.quantized?.bytes() ?? 0,
+      cells: this.cells?.bytes() ?? 0,
       columns: columnBytes(this.cols) - factors - tagSets,
       tags: tagSets + this.tagSets.bytes(),
       strings: this.ids.bytes() + this.createdAt.bytes(),
@@ -313,6 +358,8 @@ export class UserVectors {
     ints[TAG_SET * capacity + slot] = tags.length === 0 ? 0 : this.tagSets.numberOf(row.tags!, () => tags.map((t) => this.intern(String(t))));
     if (this.quantized) this.quantized.set(slot, this.unitOf(slot));
     else if (this.size >= KERNEL_MIN_ROWS && this.dim > 0) this.quantize();
+    this.cells?.put(slot, this.unitOf(slot), replacing);
+    if (!replacing) this.considerCells();
   }
 
   delete(rowid: number): void {
@@ -331,6 +378,8 @@ export class UserVectors {
       this.vectors.copyWithin(slot * this.dim, last * this.dim, (last + 1) * this.dim);
       this.quantized?.move(last, slot);
     }
+    this.cells?.delete(slot, last, () => this.unitOf(slot));
+    this.considerCells();
     this.cols.ints[TAG_SET * this.capacity + last] = 0;
     this.ids.clear(last);
     this.createdAt.clear(last);
@@ -369,6 +418,7 @@ export class UserVectors {
     if (shared && !wasShared) this.tagSets.reallocate();
     this.ids.reserve(capacity);
     this.quantized?.reserve(capacity, this.size);
+    this.cells?.reserve(capacity);
     this.keywords.reserve(capacity);
   }
 
@@ -496,6 +546,10 @@ export class UserVectors {
     const query = unit(vector);
     const n = this.size;
     if (query.every((x) => x === 0)) return this.anyK(accept, k);
+    if (min === -Infinity && this.cells?.complete(n)) {
+      const found = this.nearestInCells(this.cells, query, accept, k);
+      if (found) return found;
+    }
     const want = candidatesWanted(k, n);
     const subset = min > -Infinity && this.quantized ? this.namespaceSlots(filter) : null;
     if (subset) {
@@ -526,6 +580,23 @@ export class UserVectors {
     return found;
   }
 
+  /**
+   * `nearest` (no minimum) over the rows of the cells nearest the query: the same first pass,
+   * certificate and exact rescoring as the whole scan, over fewer rows; null when they hold fewer
+   * than k accepted rows (a selective filter), and the whole scan answers.
+   */
+  private nearestInCells(cells: VectorCells, query: Float64Array, accept: SlotFilter, k: number): Neighbour[] | null {
+    const { slots, ...scan } = cells.search(query);
+    const rows = this.rowsFor(query);
+    const inCells: RankedRows = { cosine: (i) => rows.cosine(slots[i]!), rowid: (i) => rows.rowid(slots[i]!) };
+    const acceptIn: SlotFilter = accept === true ? true : (i) => accept(slots[i]!);
+    const { found, secondPass } = exactTopK(scan.scores, { from: 0, to: slots.length }, k, candidatesWanted(k, slots.length), acceptIn, scan.unitScale, scan.bound, inCells);
+    if (found.length < k) return null;
+    vectorIndexCounters.cellSearches++;
+    if (secondPass) vectorIndexCounters.secondPasses++;
+    return found;
+  }
+
   /** `nearest` (quantized rows, no minimum) over a range of slots only. */
   private nearestIn(quantized: Quantized, query: Float64Array, accept: SlotFilter, k: number, range: SlotRange): Ranked[] {
     const scan = quantized.scan(query, range);
@@ -550,8 +621,9 @@ export class UserVectors {
     const query = unit(vector);
     const here = () => this.withRefs(this.nearest(vector, filter, k, now));
     const ids = this.filterIds(filter, now, true);
-    // columns not yet in SharedArrayBuffers would reach the thread as copies, stale after the next write
-    if (!quantized || !ids || !this.shared || query.every((x) => x === 0)) return here();
+    // columns not yet in SharedArrayBuffers would reach the thread as copies, stale after the next write;
+    // a search of the cells reads few rows: it runs here
+    if (!quantized || !ids || !this.shared || query.every((x) => x === 0) || this.cells?.complete(this.size)) return here();
     const n = this.size;
     const split = scanThread.busy ? n : n >> 1;
     const version = this.version;
