@@ -75,13 +75,18 @@ const vectors: Float32Array[] = [];
 for (let i = 0; i < texts.length; i += 25) vectors.push(...(await embedder.embed(texts.slice(i, i + 25))).vectors);
 
 const walletOf = (store: SqliteStore) => (store as unknown as { vectors: { users: Map<string, UserVectors>; cached(): { rows: number } } }).vectors;
-for (const [name, store] of [["cells", withCells], ["exact", exact]] as const) {
+async function load(name: string, store: SqliteStore): Promise<void> {
   log(`loading the wallet (${name})`);
   await store.nearest(userId, vectors[0]!, {}, 1, Date.now());
-  while (walletOf(store).cached().rows < rows) await Bun.sleep(500);
+  while (walletOf(store).cached().rows < rows) await Bun.sleep(50);
 }
+await load("cells", withCells);
 const wallet = walletOf(withCells).users.get(userId)!;
+const buildStart = performance.now();
 await wallet.cellsBuilt();
+const buildSeconds = (performance.now() - buildStart) / 1000;
+const bytes = wallet.memory();
+await load("exact", exact);
 const cells = (wallet as unknown as { cells: { cells: number; probes: number } | null }).cells;
 if (!cells) log(`the wallet has no cells (${rows} rows: fewer than the threshold)`);
 
@@ -146,6 +151,8 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 printTable(
   ["measure", "value"],
   [
+    ["cells built after the load, s (wall)", buildSeconds.toFixed(2)],
+    ["cells' bytes / the int8 copy's / the whole wallet's, MB", [bytes.cells, bytes.int8, wallet.bytes()].map((b) => (b / 2 ** 20).toFixed(1)).join(" / ")],
     ["exact 10 nearest found", pct(found10 / texts.length)],
     ["exact 40 nearest found", pct(found40 / texts.length)],
     [`recall results (limit ${limit}) the same`, pct(sameResults / texts.length)],

@@ -183,7 +183,7 @@ describe("VectorCells bookkeeping", () => {
     const centroids = new Float64Array(cellCount * dim);
     for (let c = 0; c < cellCount; c++) centroids.set(unitOf(centers[c]!), c * dim);
     // every cell probed: probe lists every member
-    const fresh = () => new VectorCells(centroids, dim, quantized, capacity, rows.length, cellCount);
+    const fresh = () => new VectorCells(centroids, dim, quantized, capacity, rows.length, () => 0, cellCount);
     const rows: Float32Array[] = []; // slot → unit vector, as the wallet keeps them
     let cells: VectorCells | null = null;
     const put = (slot: number, vector: Float32Array, replacing: boolean) => {

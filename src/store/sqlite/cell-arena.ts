@@ -38,12 +38,14 @@ export class CellArena {
     stride: number,
     /** each cell's row count (VectorCells owns it) */
     private readonly sizes: Int32Array,
+    /** rows each cell is expected to hold: room for them from the start */
+    expected: (c: number) => number,
   ) {
     this.stride = stride;
     this.queryBytes = Math.ceil((stride * 2) / 16) * 16;
     this.start = new Int32Array(sizes.length);
     this.room = new Int32Array(sizes.length);
-    this.layOut(-1, 0);
+    this.layOut(expected);
   }
 
   bytes(): number {
@@ -53,7 +55,7 @@ export class CellArena {
   /** Copies the wallet's row at `slot` in as cell c's row number sizes[c] (the caller then counts it). */
   append(c: number, quantized: Quantized, slot: number): void {
     const n = this.sizes[c]!;
-    if (n === this.room[c]) this.enlarge(c, n);
+    if (n === this.room[c]) this.reserve((cell) => (cell === c ? 1 : 0));
     quantized.copyRow(slot, this.rows, this.scales, this.start[c]! + n);
   }
 
@@ -79,12 +81,27 @@ export class CellArena {
     return this.start[c]!;
   }
 
-  private enlarge(c: number, n: number): void {
-    const room = Math.max(MIN_ROOM, 2 * n);
-    if (this.used + room > this.capacity) return this.layOut(c, room);
-    this.move(c, this.used, n);
-    this.room[c] = room;
-    this.used += room;
+  /**
+   * Room for more(c) more rows in each cell c: a region too small moves to the free end with twice
+   * the rows it needs, or, when the end has too little room, every cell is laid out anew (so a
+   * chunk of assignments costs one layout at most).
+   */
+  reserve(more: (c: number) => number): void {
+    let tail = 0;
+    for (let c = 0; c < this.sizes.length; c++) {
+      const need = this.sizes[c]! + more(c);
+      if (need > this.room[c]!) tail += Math.max(MIN_ROOM, 2 * need);
+    }
+    if (tail === 0) return;
+    if (this.used + tail > this.capacity) return this.layOut(more);
+    for (let c = 0; c < this.sizes.length; c++) {
+      const need = this.sizes[c]! + more(c);
+      if (need <= this.room[c]!) continue;
+      const room = Math.max(MIN_ROOM, 2 * need);
+      this.move(c, this.used, this.sizes[c]!);
+      this.room[c] = room;
+      this.used += room;
+    }
   }
 
   private move(c: number, to: number, n: number): void {
@@ -94,11 +111,11 @@ export class CellArena {
     this.start[c] = to;
   }
 
-  /** Every cell in a new memory, compactly, with a quarter spare (cell `grow`: `growRoom` rows) and as much again free at the end. */
-  private layOut(grow: number, growRoom: number): void {
-    const rooms = Array.from(this.sizes, (n, c) => (c === grow ? growRoom : Math.max(MIN_ROOM, Math.ceil(n * 1.25))));
+  /** Every cell in a new memory, compactly, with room for more(c) more rows and a quarter spare, and an eighth of that free at the end. */
+  private layOut(more: (c: number) => number): void {
+    const rooms = Array.from(this.sizes, (n, c) => Math.max(MIN_ROOM, Math.ceil((n + more(c)) * 1.25)));
     const total = rooms.reduce((sum, room) => sum + room, 0);
-    const capacity = Math.ceil(total * 1.5);
+    const capacity = Math.ceil(total * 1.125);
     const rowsAt = this.queryBytes + 8 * capacity;
     const memory = kernelMemory();
     memory.grow(Math.ceil((rowsAt + capacity * this.stride) / 65536) - 1);

@@ -39,6 +39,8 @@ export class VectorCells {
     capacity: number,
     /** the wallet's size when the centroids were trained (a wallet twice that size trains again) */
     readonly trainedAt: number,
+    /** rows each cell is expected to hold (its share of the training sample): its first room in the arena */
+    expected: (c: number) => number = () => 0,
     probes?: number,
   ) {
     this.cells = centroids.length / dim;
@@ -47,7 +49,7 @@ export class VectorCells {
     this.positionOf = new Int32Array(capacity);
     this.members = Array.from({ length: this.cells }, () => new Int32Array(16));
     this.sizes = new Int32Array(this.cells);
-    this.arena = new CellArena(quantized.stride, this.sizes);
+    this.arena = new CellArena(quantized.stride, this.sizes, expected);
   }
 
   /** Every row is in a cell: searches may use them. */
@@ -137,6 +139,9 @@ export class VectorCells {
         }
       }
     }
+    const joining = new Int32Array(this.cells);
+    for (const c of cell) joining[c]!++;
+    this.arena.reserve((c) => joining[c]!);
     for (let slot = from; slot < to; slot++) this.join(slot, cell[slot - from]!);
     this.assignedTo = to;
   }
@@ -231,12 +236,13 @@ const SAMPLE_PER_CELL = 64;
  * steps of ~10 ms (the caller's event loop serves requests meanwhile). Rows may change during the
  * training: it reads whatever each sampled slot holds when it gets there.
  */
-export async function trainCentroids(rows: TrainingRows, dim: number, pause: () => Promise<void>): Promise<Float64Array> {
+export async function trainCentroids(rows: TrainingRows, dim: number, pause: () => Promise<void>): Promise<{ centroids: Float64Array; expected: (c: number) => number }> {
   const cells = cellsFor(rows.size);
   const sampleSize = Math.min(rows.size, cells * SAMPLE_PER_CELL);
   const sample = Int32Array.from({ length: sampleSize }, (_, i) => Math.floor((i * rows.size) / sampleSize));
   const centroids = new Float64Array(cells * dim);
   for (let c = 0; c < cells; c++) centroids.set(rows.unitOf(sample[Math.floor((c * sampleSize) / cells)]!), c * dim);
+  const share = new Int32Array(cells);
   const stepCells = Math.max(1, Math.floor(2_000_000 / (sampleSize * dim)));
   for (let iteration = 0; iteration < ITERATIONS; iteration++) {
     // the sample as the wallet is now (deletes may have shrunk it); a slot emptied later reads stale values, harmlessly
@@ -256,7 +262,9 @@ export async function trainCentroids(rows: TrainingRows, dim: number, pause: () 
     }
     await pause();
     const sums = new Float64Array(cells * dim);
+    share.fill(0);
     for (let i = 0; i < live.length; i++) {
+      share[cellOf[i]!]!++;
       const unit = rows.unitOf(live[i]!);
       const at = cellOf[i]! * dim;
       for (let d = 0; d < dim; d++) sums[at + d]! += unit[d]!;
@@ -268,5 +276,7 @@ export async function trainCentroids(rows: TrainingRows, dim: number, pause: () 
       if (norm > 0) for (let d = 0; d < dim; d++) centroids[c * dim + d] = sums[c * dim + d]! / Math.sqrt(norm);
     }
   }
-  return centroids;
+  // the last iteration's sample counts, scaled to the wallet, size the cells' first rooms
+  const scale = rows.size / Math.max(1, sampleSize);
+  return { centroids, expected: (c) => Math.ceil(share[c]! * scale) };
 }

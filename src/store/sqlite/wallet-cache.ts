@@ -231,11 +231,12 @@ export class UserVectors {
     const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
     const quantized = this.quantized!;
     const wallet = this;
-    const centroids = await trainCentroids({ get size() { return wallet.size; }, quantized, unitOf: (slot) => this.unitOf(slot) }, this.dim, pause);
-    const cells = new VectorCells(centroids, this.dim, quantized, this.capacity, this.size);
+    const { centroids, expected } = await trainCentroids({ get size() { return wallet.size; }, quantized, unitOf: (slot) => this.unitOf(slot) }, this.dim, pause);
+    const cells = new VectorCells(centroids, this.dim, quantized, this.capacity, this.size, expected);
     // searches scan every row until the new cells hold them all (the old ones, if any, are dropped)
     this.cells = cells;
-    const chunk = Math.max(256, Math.floor(1_500_000 / cells.cells));
+    // ~500k int8 dot products per step, ~5–10 ms
+    const chunk = Math.max(64, Math.floor(500_000 / cells.cells));
     while (this.cells === cells && !cells.complete(this.size)) {
       await pause();
       cells.assignRange(Math.min(this.size, cells.assignedTo + chunk));
