@@ -136,10 +136,15 @@ export function cpuByName(before: ReturnType<typeof threadCpu>, after: ReturnTyp
   return spent;
 }
 
+/** An unlabelled sample's value in a /metrics text (0 when absent). */
+export function metricValue(text: string, name: string): number {
+  return Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
+}
+
 /** The embedded engine's cache as the service's /metrics reports it (engram_cache_*): wallets, rows, cap and accounted bytes by part. */
 export async function scrapeCache(base: string): Promise<{ wallets: number; rows: number; cap: number; bytes: Record<string, number> }> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
+  const value = (name: string) => metricValue(text, name);
   const bytes: Record<string, number> = {};
   for (const m of text.matchAll(/^engram_cache_bytes\{part="(\w+)"\} (\S+)$/gm)) bytes[m[1]!] = Number(m[2]);
   return { wallets: value("engram_cache_wallets"), rows: value("engram_cache_rows"), cap: value("engram_cache_cap_bytes"), bytes };

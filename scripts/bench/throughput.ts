@@ -44,7 +44,8 @@ import type { StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import { loadConfig } from "../../src/config.ts";
-import { cpuByName, percentiles, printTable, scrapeCache, startBenchEmbedder, threadCpu } from "./bench-util.ts";
+import { CELLS_MIN_ROWS } from "../../src/store/sqlite/vector-index.ts";
+import { cpuByName, metricValue, percentiles, printTable, startBenchEmbedder, threadCpu } from "./bench-util.ts";
 import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
 import { loadRealMem } from "./realmem.ts";
 
@@ -341,9 +342,17 @@ function serviceCpuSeconds(): number {
   return cpu;
 }
 
+/** The embedded engine's vector search counters (/metrics; summed over the processes of a scrape). */
+async function vectorSearches(): Promise<{ offloaded: number; cells: number }> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return { offloaded: metricValue(text, "engram_scan_thread_offloads_total"), cells: metricValue(text, "engram_vector_cell_searches_total") };
+}
+
 /**
  * On the embedded engine, waits until the wallet is in the cache (/metrics engram_cache_rows): until
  * then FTS5 answers keyword searches at ~0.6 s of CPU each at 100k, and a run would measure that.
+ * A wallet of CELLS_MIN_ROWS or more also waits for its coarse cells (engram_cache_cell_rows), built
+ * after the load a step per event-loop turn: slower under load, and the searches scan every row meanwhile.
  * With several processes each caches the wallet, and a scrape answers their sum. A process starts
  * loading on its first request for the wallet, and the kernel may have given every connection of the
  * warm-up to the same process, so meanwhile the warm-up's requests go on, on new connections.
@@ -353,13 +362,14 @@ async function walletCached(warmUp: string): Promise<void> {
   const started = performance.now();
   const wanted = size * processes;
   for (let logged = 0; ; ) {
-    const { rows } = await scrapeCache(base);
-    if (rows >= wanted) return;
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const rows = metricValue(text, "engram_cache_rows");
+    if (rows >= wanted && (size < CELLS_MIN_ROWS || metricValue(text, "engram_cache_cell_rows") >= wanted)) return;
     const waited = (performance.now() - started) / 1000;
     if (waited > 600) throw new Error(`the wallet is not cached in every process after 600 s (${rows} of ${wanted} rows): is CACHE_MAX_MB too small for it?`);
     if (waited - logged >= 10) {
       logged = waited;
-      log(`waiting for the wallet to be cached: ${rows} of ${wanted} rows`);
+      log(`waiting for the wallet to be cached: ${rows} of ${wanted} rows${rows >= wanted ? ", then its coarse cells" : ""}`);
     }
     if (processes > 1) await wrk(["-t1", `-c${8 * processes}`, "-d1s", "-s", warmUp, base]);
     else await Bun.sleep(500);
@@ -379,7 +389,9 @@ try {
     // (RealMem's turns, ~760 characters each, load ~4× slower than synthetic memories: ~15 s per 100k)
     const loadRate = realmem ? 5_000 : 20_000;
     if (key !== "batch") await wrk(["-t1", "-c8", `-d${Math.max(WARM_UP_MIN_S * processes, Math.ceil((size * processes) / loadRate))}s`, "-s", warmUp, base]);
-    if (key !== "batch") await walletCached(warmUp);
+    // (the authenticated no-op reads no memory: nothing loads the wallet, so nothing to wait for)
+    if (key !== "batch" && key !== "status") await walletCached(warmUp);
+    const searchesBefore = await vectorSearches();
     const cpuBefore = serviceCpuSeconds();
     // where a request's CPU goes, by thread of the service: main (its JavaScript thread), Worker (the
     // embedding worker), JITWorker, HeapHelper, mi-scavenger…
@@ -387,6 +399,7 @@ try {
     const loggedBefore = logged.length;
     const out = await wrk([`-t${WRK_THREADS}`, `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, base]);
     const cpuUsed = serviceCpuSeconds() - cpuBefore;
+    const searchesAfter = await vectorSearches();
     const threadsUsed = [...cpuByName(threadsBefore, threadCpu(server.pid))].filter(([, ms]) => ms > 0);
     const text = out.stdout;
     const json = text.match(/JSON(\{.*\})/)?.[1];
@@ -398,6 +411,8 @@ try {
     const byThread = threadsUsed.sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${(ms / Math.max(1, r.requests)).toFixed(3)}`);
     // (with several processes the spawned one is the supervisor: the workers' threads are elsewhere)
     if (processes === 1) log(`${label}: CPU ms/req by thread: ${byThread.join(", ")}`);
+    const searched = (key: keyof typeof searchesAfter) => searchesAfter[key] - searchesBefore[key];
+    if (searched("offloaded") + searched("cells") > 0) log(`${label}: vector searches on the scan thread ${searched("offloaded")}, of a wallet's coarse cells ${searched("cells")}`);
     const repeated = key === "batch" && r.requests > BATCH_BODIES ? ` (${r.requests - BATCH_BODIES} repeated bodies)` : "";
     const perItem = key === "batch" ? ` = ${Math.round(rps * BATCH_ITEMS).toLocaleString("en-US")} memories/s${repeated}` : "";
     const server50 = serverSide ? [await serverP50(loggedBefore, label.split(" ")[1]!.split("?")[0]!)] : [];

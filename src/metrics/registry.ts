@@ -91,6 +91,7 @@ function mirroredCounter(name: string, help: string, read: () => number): Counte
 }
 
 mirroredCounter("engram_scan_thread_offloads_total", "Vector searches of large wallets run on the scan thread", () => vectorIndexCounters.offloadedScans);
+mirroredCounter("engram_vector_cell_searches_total", "Vector searches that read a large wallet's nearest coarse cells only", () => vectorIndexCounters.cellSearches);
 mirroredCounter(
   "engram_scan_thread_discards_total",
   "Scan thread answers dropped because the wallet changed meanwhile (the search ran again on the main thread)",

@@ -6,6 +6,8 @@ export interface CacheStats {
   /** wallets whose memories are cached */
   wallets: number;
   rows: number;
+  /** rows of wallets whose coarse cells are built (those wallets' vector searches read their nearest cells) */
+  cellRows: number;
   /** approximate bytes, by part of the cache */
   bytes: Record<string, number>;
   /** what the cache may hold now: its budget, or less while the process's memory is over its bound */
@@ -73,6 +75,15 @@ new Gauge({
   registers: [registry],
   collect() {
     this.set(sum(caches, (c) => c.cacheStats().rows));
+  },
+});
+
+new Gauge({
+  name: "engram_cache_cell_rows",
+  help: "Memories of the cached wallets whose coarse cells are built (vector searches read their nearest cells)",
+  registers: [registry],
+  collect() {
+    this.set(sum(caches, (c) => c.cacheStats().cellRows));
   },
 });
 

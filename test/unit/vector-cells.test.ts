@@ -13,7 +13,7 @@ import { prng } from "../../scripts/bench/synthetic";
 import { newMemory } from "../../src/domain/memory";
 import type { StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
-import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-index";
+import { VectorIndex, vectorIndexCounters, type VectorIndexOptions } from "../../src/store/sqlite/vector-index";
 import type { UserVectors } from "../../src/store/sqlite/wallet-cache";
 import { Quantized } from "../../src/store/sqlite/quantized";
 import { VectorCells } from "../../src/store/sqlite/vector-cells";
@@ -64,27 +64,32 @@ const cosine = (a: Float32Array, b: Float32Array) => {
 let dir: string;
 let store: SqliteStore;
 let ref: SqliteStore;
+/** the store's vector index options: cells from CELLS_FROM rows, the scan thread off or on */
+let options: VectorIndexOptions = {};
 const walletOf = (s: SqliteStore) => (s as unknown as { vectors: { users: Map<string, UserVectors> } }).vectors.users.get(USER);
 const indexOf = (s: SqliteStore) => (s as unknown as { vectors: VectorIndex }).vectors;
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-function openStore(): SqliteStore {
-  return new SqliteStore(dir, { vectorIndex: { cellsMinRows: CELLS_FROM } });
+async function openStore(): Promise<SqliteStore> {
+  const opened = new SqliteStore(dir, { vectorIndex: options });
+  await opened.bindEmbeddingModel(MODEL);
+  return opened;
+}
+
+async function closeStore(): Promise<void> {
+  await walletOf(store)?.cellsBuilt();
+  await indexOf(store)?.settled();
+  await store.close();
 }
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "engram-vector-cells-"));
-  store = openStore();
-  await store.bindEmbeddingModel(MODEL);
   ref = new SqliteStore(dir);
   await ref.bindEmbeddingModel(MODEL);
-  await store.insertMemories(Array.from({ length: ROWS }, () => item()));
+  await ref.insertMemories(Array.from({ length: ROWS }, () => item()));
 });
 
 afterAll(async () => {
-  await walletOf(store)?.cellsBuilt();
-  await indexOf(store)?.settled();
-  await store?.close();
   await ref?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -100,14 +105,24 @@ async function overlapWithExact(queries: Float32Array[], k: number): Promise<num
   return share / queries.length;
 }
 
-describe("coarse cells", () => {
+describe.each([
+  ["the scan thread off", { cellsMinRows: CELLS_FROM }],
+  ["the scan thread on (a cells search stays on the main thread)", { cellsMinRows: CELLS_FROM, offloadMinRows: 2000 }],
+] as [string, VectorIndexOptions][])("coarse cells, %s", (_, vectorIndex) => {
+  beforeAll(async () => {
+    options = vectorIndex;
+    store = await openStore();
+  });
+  afterAll(closeStore);
+
   test("a wallet from cellsMinRows rows on is searched through its cells, ranked by exact cosine", async () => {
     await store.nearest(USER, clustered(), {}, 1, NOW); // loads the wallet (synchronously: 3,000 rows)
     await walletOf(store)!.cellsBuilt();
-    const before = vectorIndexCounters.cellSearches;
+    const before = { ...vectorIndexCounters };
     const queries = Array.from({ length: 60 }, clustered);
     expect(await overlapWithExact(queries, 10)).toBeGreaterThanOrEqual(0.9);
-    expect(vectorIndexCounters.cellSearches - before).toBe(60);
+    expect(vectorIndexCounters.cellSearches - before.cellSearches).toBe(60);
+    expect(vectorIndexCounters.offloadedScans - before.offloadedScans).toBe(0);
     for (const query of queries.slice(0, 10)) {
       const got = await store.nearest(USER, query, {}, 20, NOW);
       expect(new Set(got.map((h) => h.memory.id)).size).toBe(20);
@@ -134,9 +149,8 @@ describe("coarse cells", () => {
   });
 
   test("every row stays in one cell through inserts, replacements and deletes during and after the build", async () => {
-    await store.close();
-    store = openStore();
-    await store.bindEmbeddingModel(MODEL);
+    await closeStore();
+    store = await openStore();
     await store.nearest(USER, clustered(), {}, 1, NOW);
     const wallet = walletOf(store)!;
     let steps = 0;

@@ -162,8 +162,8 @@ export class SqliteStore implements TransferableStore {
 
   /** The search cache's size, for the metrics (src/metrics/sources.ts): wallets, rows, approximate bytes by part. */
   cacheStats(): CacheStats {
-    const { users, rows, capBytes } = this.vectors.cached();
-    return { wallets: users, rows, bytes: { ...this.vectors.memory() }, capBytes };
+    const { users, rows, cellRows, capBytes } = this.vectors.cached();
+    return { wallets: users, rows, cellRows, bytes: { ...this.vectors.memory() }, capBytes };
   }
 
   /** Forgets all but the last `keep` row changes (several processes may prune: the same statement). */

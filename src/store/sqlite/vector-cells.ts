@@ -1,5 +1,6 @@
 import { CellArena } from "./cell-arena";
-import type { Quantized } from "./quantized";
+import { Quantized } from "./quantized";
+import { kernelFor } from "./vector-kernel";
 import { siftDown, siftUp } from "./top-k";
 
 /**
@@ -221,7 +222,6 @@ export function cellsFor(rows: number): number {
 /** What training reads of the wallet. */
 export interface TrainingRows {
   size: number;
-  quantized: Quantized;
   /** the slot's unit vector (a scratch array: read before the next call) */
   unitOf(slot: number): ArrayLike<number>;
 }
@@ -229,30 +229,36 @@ export interface TrainingRows {
 const ITERATIONS = 6;
 /** sample rows per cell that the centroids are trained on */
 const SAMPLE_PER_CELL = 64;
+/** int8 dot products per step of the build (~5–10 ms) */
+export const BUILD_STEP_WORK = 1_000_000;
 
 /**
  * Spherical k-means centroids for the wallet's rows, trained on an evenly spaced sample, starting
  * from evenly spaced sample rows (so the same rows give the same cells); `pause` is awaited between
- * steps of ~10 ms (the caller's event loop serves requests meanwhile). Rows may change during the
- * training: it reads whatever each sampled slot holds when it gets there.
+ * steps of BUILD_STEP_WORK (the caller's event loop serves requests meanwhile). The sample is
+ * copied at the start into an int8 memory of its own, contiguous (scored by slot, its rows would
+ * cost 40 ns each, see cell-arena.ts): rows changing meanwhile leave it as it was, which training
+ * does not mind.
  */
 export async function trainCentroids(rows: TrainingRows, dim: number, pause: () => Promise<void>): Promise<{ centroids: Float64Array; expected: (c: number) => number }> {
   const cells = cellsFor(rows.size);
   const sampleSize = Math.min(rows.size, cells * SAMPLE_PER_CELL);
-  const sample = Int32Array.from({ length: sampleSize }, (_, i) => Math.floor((i * rows.size) / sampleSize));
+  const slots = Int32Array.from({ length: sampleSize }, (_, i) => Math.floor((i * rows.size) / sampleSize));
+  const sampleUnits = new Float32Array(sampleSize * dim);
+  for (let i = 0; i < sampleSize; i++) sampleUnits.set(rows.unitOf(slots[i]!), i * dim);
+  const sample = new Quantized(kernelFor(Math.ceil(dim / 8) * 8), dim, sampleSize);
+  for (let i = 0; i < sampleSize; i++) sample.set(i, sampleUnits.subarray(i * dim, (i + 1) * dim));
   const centroids = new Float64Array(cells * dim);
-  for (let c = 0; c < cells; c++) centroids.set(rows.unitOf(sample[Math.floor((c * sampleSize) / cells)]!), c * dim);
+  for (let c = 0; c < cells; c++) centroids.set(rows.unitOf(slots[Math.floor((c * sampleSize) / cells)]!), c * dim);
   const share = new Int32Array(cells);
-  const stepCells = Math.max(1, Math.floor(2_000_000 / (sampleSize * dim)));
+  const stepCells = Math.max(1, Math.floor(BUILD_STEP_WORK / sampleSize));
   for (let iteration = 0; iteration < ITERATIONS; iteration++) {
-    // the sample as the wallet is now (deletes may have shrunk it); a slot emptied later reads stale values, harmlessly
-    const live = sample.filter((slot) => slot < rows.size);
-    const best = new Float64Array(live.length).fill(-Infinity);
-    const cellOf = new Int32Array(live.length);
+    const best = new Float64Array(sampleSize).fill(-Infinity);
+    const cellOf = new Int32Array(sampleSize);
     for (let c = 0; c < cells; c++) {
       if (c % stepCells === 0) await pause();
-      const { scores, unitScale } = rows.quantized.scanSlots(centroids.subarray(c * dim, (c + 1) * dim), live);
-      for (let i = 0; i < live.length; i++) {
+      const { scores, unitScale } = sample.scan(centroids.subarray(c * dim, (c + 1) * dim), { from: 0, to: sampleSize });
+      for (let i = 0; i < sampleSize; i++) {
         const s = scores[i]! / unitScale;
         if (s > best[i]!) {
           best[i] = s;
@@ -263,11 +269,11 @@ export async function trainCentroids(rows: TrainingRows, dim: number, pause: () 
     await pause();
     const sums = new Float64Array(cells * dim);
     share.fill(0);
-    for (let i = 0; i < live.length; i++) {
+    for (let i = 0; i < sampleSize; i++) {
       share[cellOf[i]!]!++;
-      const unit = rows.unitOf(live[i]!);
       const at = cellOf[i]! * dim;
-      for (let d = 0; d < dim; d++) sums[at + d]! += unit[d]!;
+      const base = i * dim;
+      for (let d = 0; d < dim; d++) sums[at + d]! += sampleUnits[base + d]!;
     }
     for (let c = 0; c < cells; c++) {
       let norm = 0;

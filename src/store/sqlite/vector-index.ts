@@ -52,7 +52,7 @@ export interface VectorIndexOptions {
  * approximate (98–99% of the exact 40 nearest at 100k), where the whole scan would cost ~0.3 ms
  * or more of a recall's wait. Smaller wallets are searched exactly.
  */
-const CELLS_MIN_ROWS = 50_000;
+export const CELLS_MIN_ROWS = 50_000;
 
 /**
  * From this many rows on, a wallet's top-k scans go to the scan thread. Below it, the
@@ -301,14 +301,16 @@ export class VectorIndex {
    * of the last request), the budget and what it allows now (rss-watch.ts), and the part of those
    * bytes in slots beyond the rows (for benchmarks and diagnostics).
    */
-  cached(): { users: number; rows: number; bytes: number; maxBytes: number; capBytes: number; spare: number } {
+  cached(): { users: number; rows: number; cellRows: number; bytes: number; maxBytes: number; capBytes: number; spare: number } {
     let rows = 0;
+    let cellRows = 0;
     let spare = 0;
     for (const user of this.users.values()) {
       rows += user.size;
+      if (user.cellsComplete()) cellRows += user.size;
       spare += user.spare();
     }
-    return { users: this.users.size, rows, bytes: this.budget.used, maxBytes: this.budget.max, capBytes: this.budget.cap, spare };
+    return { users: this.users.size, rows, cellRows, bytes: this.budget.used, maxBytes: this.budget.max, capBytes: this.budget.cap, spare };
   }
 
   /** Resolves once every background load under way has completed or been discarded (for tests and benchmarks). */

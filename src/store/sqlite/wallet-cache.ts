@@ -5,13 +5,13 @@ import { slotFilter, type FilterIds } from "./slot-filter";
 import { TagSets } from "./tag-sets";
 import { RowSlots } from "./row-slots";
 import { InternedNames } from "./interned-names";
-import { byDistance, exactTopK, rescore, siftDown, siftUp, type Ranked, type RankedRows, type SlotRange } from "./top-k";
+import { byDistance, exactTopK, exactTopKOfSlots, rescore, siftDown, siftUp, type Ranked, type RankedRows, type SlotRange } from "./top-k";
 import { IdColumn, TimestampColumn } from "./compact-strings";
 import { fixedPointCosine, fixedPointUnit, toFixedPoint } from "./fixed-point";
 import { WalletKeywords, type SlotFilter } from "./keyword-index";
 import { Quantized, ROUNDING_SLACK } from "./quantized";
 import { vectorIndexCounters } from "./vector-counters";
-import { trainCentroids, VectorCells } from "./vector-cells";
+import { BUILD_STEP_WORK, trainCentroids, VectorCells } from "./vector-cells";
 import { ACCESS_COUNT, AGENT, column, columnBytes, CREATED, EXPIRES, FACTOR, HAS_VECTOR, IMPORTANCE, moveSlot, NAMESPACE, PINNED, ROWID, SESSION, slotColumns, TAG_SET, TYPE, widened, type SlotColumns } from "./slot-columns";
 
 export interface Neighbour extends Ranked {
@@ -211,6 +211,11 @@ export class UserVectors {
     this.considerCells();
   }
 
+  /** Are the wallet's cells built (its top-k searches read them)? */
+  cellsComplete(): boolean {
+    return this.cells?.complete(this.size) ?? false;
+  }
+
   /** Resolves once the cells being built (if any) are complete or dropped. */
   async cellsBuilt(): Promise<void> {
     while (this.building) await this.building;
@@ -230,13 +235,11 @@ export class UserVectors {
   private async buildCells(): Promise<void> {
     const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
     const quantized = this.quantized!;
-    const wallet = this;
-    const { centroids, expected } = await trainCentroids({ get size() { return wallet.size; }, quantized, unitOf: (slot) => this.unitOf(slot) }, this.dim, pause);
+    const { centroids, expected } = await trainCentroids({ size: this.size, unitOf: (slot) => this.unitOf(slot) }, this.dim, pause);
     const cells = new VectorCells(centroids, this.dim, quantized, this.capacity, this.size, expected);
     // searches scan every row until the new cells hold them all (the old ones, if any, are dropped)
     this.cells = cells;
-    // ~500k int8 dot products per step, ~5–10 ms
-    const chunk = Math.max(64, Math.floor(500_000 / cells.cells));
+    const chunk = Math.max(64, Math.floor(BUILD_STEP_WORK / cells.cells));
     while (this.cells === cells && !cells.complete(this.size)) {
       await pause();
       cells.assignRange(Math.min(this.size, cells.assignedTo + chunk));
@@ -587,11 +590,8 @@ export class UserVectors {
    * than k accepted rows (a selective filter), and the whole scan answers.
    */
   private nearestInCells(cells: VectorCells, query: Float64Array, accept: SlotFilter, k: number): Neighbour[] | null {
-    const { slots, ...scan } = cells.search(query);
-    const rows = this.rowsFor(query);
-    const inCells: RankedRows = { cosine: (i) => rows.cosine(slots[i]!), rowid: (i) => rows.rowid(slots[i]!) };
-    const acceptIn: SlotFilter = accept === true ? true : (i) => accept(slots[i]!);
-    const { found, secondPass } = exactTopK(scan.scores, { from: 0, to: slots.length }, k, candidatesWanted(k, slots.length), acceptIn, scan.unitScale, scan.bound, inCells);
+    const { slots, scores, unitScale, bound } = cells.search(query);
+    const { found, secondPass } = exactTopKOfSlots(scores, slots, k, candidatesWanted(k, slots.length), accept, unitScale, bound, this.rowsFor(query));
     if (found.length < k) return null;
     vectorIndexCounters.cellSearches++;
     if (secondPass) vectorIndexCounters.secondPasses++;
@@ -623,8 +623,8 @@ export class UserVectors {
     const here = () => this.withRefs(this.nearest(vector, filter, k, now));
     const ids = this.filterIds(filter, now, true);
     // columns not yet in SharedArrayBuffers would reach the thread as copies, stale after the next write;
-    // a search of the cells reads few rows: it runs here
-    if (!quantized || !ids || !this.shared || query.every((x) => x === 0) || this.cells?.complete(this.size)) return here();
+    // a search of the cells runs here: on the thread, a lone one waited as long for the hand-off as the whole split scan takes
+    if (!quantized || !ids || !this.shared || query.every((x) => x === 0) || this.cellsComplete()) return here();
     const n = this.size;
     const split = scanThread.busy ? n : n >> 1;
     const version = this.version;
