@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { prng } from "../../scripts/bench/synthetic";
 import { newMemory } from "../../src/domain/memory";
+import { cosine } from "../../src/domain/text";
 import type { StoredMemory } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
 import { VectorIndex, vectorIndexCounters, type VectorIndexOptions } from "../../src/store/sqlite/vector-index";
@@ -49,17 +50,6 @@ const unitOf = (v: Float32Array) => {
   return Float64Array.from(v, (x) => x / norm);
 };
 
-const cosine = (a: Float32Array, b: Float32Array) => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-};
 
 let dir: string;
 let store: SqliteStore;

@@ -51,21 +51,6 @@ export function exactTopK(
   return { found: rescore(rows, slots).slice(0, k), secondPass: true };
 }
 
-/** exactTopK over listed rows (a wallet's coarse cells): approx[i] is the first-pass score of the row at slots[i]. */
-export function exactTopKOfSlots(
-  approx: Float32Array,
-  slots: Int32Array,
-  k: number,
-  want: number,
-  accept: SlotFilter,
-  unitScale: number,
-  bound: number,
-  rows: RankedRows,
-): { found: Ranked[]; secondPass: boolean } {
-  const listed: RankedRows = { cosine: (i) => rows.cosine(slots[i]!), rowid: (i) => rows.rowid(slots[i]!) };
-  return exactTopK(approx, { from: 0, to: slots.length }, k, want, accept === true ? true : (i) => accept(slots[i]!), unitScale, bound, listed);
-}
-
 /** The rows at these slots with their exact distances, nearest first. */
 export function rescore(rows: RankedRows, slots: ArrayLike<number>): Ranked[] {
   const out: Ranked[] = new Array(slots.length);

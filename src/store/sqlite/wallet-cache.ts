@@ -5,7 +5,7 @@ import { slotFilter, type FilterIds } from "./slot-filter";
 import { TagSets } from "./tag-sets";
 import { RowSlots } from "./row-slots";
 import { InternedNames } from "./interned-names";
-import { byDistance, exactTopK, exactTopKOfSlots, rescore, siftDown, siftUp, type Ranked, type RankedRows, type SlotRange } from "./top-k";
+import { byDistance, exactTopK, rescore, siftDown, siftUp, type Ranked, type RankedRows, type SlotRange } from "./top-k";
 import { IdColumn, TimestampColumn } from "./compact-strings";
 import { fixedPointCosine, fixedPointUnit, toFixedPoint } from "./fixed-point";
 import { WalletKeywords, type SlotFilter } from "./keyword-index";
@@ -591,7 +591,11 @@ export class UserVectors {
    */
   private nearestInCells(cells: VectorCells, query: Float64Array, accept: SlotFilter, k: number): Neighbour[] | null {
     const { slots, scores, unitScale, bound } = cells.search(query);
-    const { found, secondPass } = exactTopKOfSlots(scores, slots, k, candidatesWanted(k, slots.length), accept, unitScale, bound, this.rowsFor(query));
+    // the search ranks positions in `slots`: each reads its row
+    const rows = this.rowsFor(query);
+    const listed: RankedRows = { cosine: (i) => rows.cosine(slots[i]!), rowid: (i) => rows.rowid(slots[i]!) };
+    const acceptListed: SlotFilter = accept === true ? true : (i) => accept(slots[i]!);
+    const { found, secondPass } = exactTopK(scores, { from: 0, to: slots.length }, k, candidatesWanted(k, slots.length), acceptListed, unitScale, bound, listed);
     if (found.length < k) return null;
     vectorIndexCounters.cellSearches++;
     if (secondPass) vectorIndexCounters.secondPasses++;
