@@ -45,7 +45,7 @@ export interface CacheBytes {
   vectors: number;
   /** the WebAssembly memory of the int8 copy (rows, scales, scores scratch) */
   int8: number;
-  /** the coarse cells of a large wallet (vector-cells.ts): centroids and each row's cell */
+  /** the coarse cells of a large wallet (vector-cells.ts): centroids, each row's cell, and the cells' copy of the int8 rows (cell-arena.ts) */
   cells: number;
   /** rowids, ranking and filter columns */
   columns: number;
