@@ -75,14 +75,20 @@ export class VectorCells {
     return bytes;
   }
 
+  /** The cosine of cell c's centroid with the unit vector. */
+  private affinity(c: number, unit: ArrayLike<number>): number {
+    const at = c * this.dim;
+    let dot = 0;
+    for (let i = 0; i < this.dim; i++) dot += this.centroids[at + i]! * unit[i]!;
+    return dot;
+  }
+
   /** The cell whose centroid is nearest the unit vector. */
   nearestCell(unit: ArrayLike<number>): number {
     let best = -Infinity;
     let cell = 0;
     for (let c = 0; c < this.cells; c++) {
-      const at = c * this.dim;
-      let dot = 0;
-      for (let i = 0; i < this.dim; i++) dot += this.centroids[at + i]! * unit[i]!;
+      const dot = this.affinity(c, unit);
       if (dot > best) {
         best = dot;
         cell = c;
@@ -158,9 +164,7 @@ export class VectorCells {
     let size = 0;
     let rows = 0;
     for (let c = 0; c < this.cells; c++) {
-      const at = c * this.dim;
-      let dot = 0;
-      for (let i = 0; i < this.dim; i++) dot += this.centroids[at + i]! * query[i]!;
+      const dot = this.affinity(c, query);
       if (size < this.probes) siftUp(heap, heapScore, size++, c, dot);
       else if (dot > heapScore[0]!) siftDown(heap, heapScore, size, c, dot);
     }

@@ -360,9 +360,12 @@ export class UserVectors {
     const tags = row.tags === null ? [] : (JSON.parse(row.tags) as unknown[]);
     // tagSets may ask for new arrays (tagColumn), never for new columns
     ints[TAG_SET * capacity + slot] = tags.length === 0 ? 0 : this.tagSets.numberOf(row.tags!, () => tags.map((t) => this.intern(String(t))));
-    if (this.quantized) this.quantized.set(slot, this.unitOf(slot));
-    else if (this.size >= KERNEL_MIN_ROWS && this.dim > 0) this.quantize();
-    this.cells?.put(slot, this.unitOf(slot), replacing);
+    if (this.quantized) {
+      // one unit vector for the int8 copy and the cells (unitOf writes a scratch array)
+      const unitVector = this.unitOf(slot);
+      this.quantized.set(slot, unitVector);
+      this.cells?.put(slot, unitVector, replacing);
+    } else if (this.size >= KERNEL_MIN_ROWS && this.dim > 0) this.quantize();
     if (!replacing) this.considerCells();
   }
 
