@@ -378,15 +378,16 @@ export class RedisStore implements TransferableStore {
   /**
    * Hits as MemoryRef (`readHits`). With `vector` (recall), each hit's embedding is read with its
    * ranking fields and its cosine computed here, as `embeddings` + cosine would: recall then needs no
-   * second round trip for the keyword-only candidates.
+   * second round trip for the keyword-only candidates. The search and the hits' read are sent
+   * without waiting for the vector (recall is still embedding its query meanwhile): waiting for it
+   * put the read in the way of the vector search that follows the embedding.
    */
   async searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, queryVector?: QueryVector): Promise<TextHit[]> {
     const text = textAnyOf(terms);
     if (text === null) return [];
     const rows = await this.bestByBm25(userId, `${text} ${memoryFilterQuery(userId, filter, now)}`, limit);
-    const vector = await queryVector; // sent without it: the search ran while the query was being embedded
+    const [read, vector] = await Promise.all([this.readHits(userId, rows.map((row) => row.key), queryVector !== undefined), queryVector]);
     const withVectors = vector !== undefined && vector.length === this.dimension;
-    const read = await this.readHits(userId, rows.map((row) => row.key), withVectors);
     return rows.flatMap((row, i) => {
       const got = read[i];
       if (!got) return [];
