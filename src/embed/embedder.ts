@@ -62,6 +62,15 @@ interface Slice {
   end: number;
 }
 
+/** The job and text index of a batch's row (batches hold at most MAX_BATCH_TEXTS rows, in few slices). */
+function textAt(slices: Slice[], row: number): { job: Job; i: number } {
+  for (const { job, start, end } of slices) {
+    if (row < end - start) return { job, i: start + row };
+    row -= end - start;
+  }
+  throw new Error(`embedding worker answered row ${row} past its batch`);
+}
+
 /**
  * Client side of the embedding worker. Calls arriving while a batch is in
  * flight are queued and sent together when it returns (at most MAX_BATCH_TEXTS
@@ -162,27 +171,26 @@ export class WorkerEmbedder implements Embedder {
     this.drained?.();
   }
 
+  /** A batch is answered in parts (worker.ts): each part's jobs that are complete resolve at once. */
   private onMessage(msg: FromWorker): void {
     const slices = this.inFlight;
     if (!slices || msg.type === "ready" || msg.id !== this.inFlightId) return;
+    if (msg.type === "embedded") this.deliver(slices, msg);
+    else this.rejectSlices(slices, new Error(`embedding failed: ${msg.message}`));
+    if (msg.type === "embedded" && !msg.done) return;
     this.inFlight = null;
-    if (msg.type === "error") this.rejectSlices(slices, new Error(`embedding failed: ${msg.message}`));
-    else this.deliver(slices, msg);
     this.pump();
   }
 
   /** Copies each row out so a caller's vector never pins (or exposes) the whole batch buffer. */
   private deliver(slices: Slice[], reply: EmbedReply): void {
     const dim = this.dimension;
-    let row = 0;
-    for (const { job, start, end } of slices) {
-      for (let i = start; i < end; i++, row++) {
-        job.vectors[i] = reply.vectors.slice(row * dim, (row + 1) * dim);
-        job.tokens[i] = reply.tokens[row]!;
-      }
-      job.remaining -= end - start;
-      if (job.remaining === 0 && !job.failed) job.resolve({ vectors: job.vectors, tokens: job.tokens });
-    }
+    reply.rows.forEach((row, k) => {
+      const { job, i } = textAt(slices, row);
+      job.vectors[i] = reply.vectors.slice(k * dim, (k + 1) * dim);
+      job.tokens[i] = reply.tokens[k]!;
+      if (--job.remaining === 0 && !job.failed) job.resolve({ vectors: job.vectors, tokens: job.tokens });
+    });
   }
 
   private rejectSlices(slices: Slice[], err: Error): void {

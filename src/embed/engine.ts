@@ -15,9 +15,15 @@ import { meanPoolNormalize, sentenceVectors, type Pooled } from "./pooling.ts";
  */
 export interface Engine {
   readonly dimension: number;
-  embed(texts: string[]): Promise<Pooled>;
+  /**
+   * The texts' vectors. `onPart`, when given, receives each run's rows (indices into `texts`, every
+   * text exactly once) as soon as that run ends, so a caller can hand them on before the batch is done.
+   */
+  embed(texts: string[], onPart?: OnPart): Promise<Pooled>;
   dispose(): Promise<void>;
 }
+
+export type OnPart = (rows: number[], part: Pooled) => void;
 
 /** Only a hub id may touch the network; everything else is pinned to disk. */
 function configureEnv(source: ModelSource, cacheDir: string): void {
@@ -104,19 +110,24 @@ class PipelineEngine implements Engine {
   }
 
   /** Tokenized once; run in groups of similar token length (length-groups.ts), each padded to its longest. */
-  async embed(texts: string[]): Promise<Pooled> {
+  async embed(texts: string[], onPart?: OnPart): Promise<Pooled> {
     const inputs = this.tokenize(texts);
     const mask = inputs.attention_mask!;
     const [batch = 0, seq = 0] = mask.dims;
     const lengths = tokenCounts(mask.data as BigInt64Array, batch, seq);
     const groups = lengthGroups(lengths);
-    if (groups.length === 1 && Math.max(0, ...lengths) === seq) return (await this.run(inputs)).pooled;
+    if (groups.length === 1 && Math.max(0, ...lengths) === seq) {
+      const { pooled } = await this.run(inputs);
+      onPart?.(Array.from({ length: batch }, (_, i) => i), pooled);
+      return pooled;
+    }
     const dim = this.dimension;
     const vectors = new Float32Array(batch * dim);
     const tokens = new Int32Array(batch);
     for (const group of groups) {
       const width = Math.max(0, ...group.map((i) => lengths[i]!));
       const { pooled } = await this.run(selectRows(inputs, group, width, this.extractor.tokenizer.padding_side === "left"));
+      onPart?.(group, pooled);
       group.forEach((i, k) => {
         vectors.set(pooled.vectors.subarray(k * dim, (k + 1) * dim), i * dim);
         tokens[i] = pooled.tokens[k]!;

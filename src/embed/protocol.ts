@@ -24,12 +24,20 @@ export interface ReadyReply {
   loadMs: number;
 }
 
+/**
+ * Some of an embed request's texts, sent as soon as the model's run over them ends (a batch runs
+ * in groups of similar length); the request is answered when a reply has `done`.
+ */
 export interface EmbedReply {
   type: "embedded";
   id: number;
-  /** texts.length × dimension floats, row-major; its buffer is transferred, not copied. */
+  /** which of the request's texts these are (indices into its `texts`) */
+  rows: Int32Array<ArrayBuffer>;
+  /** rows.length × dimension floats, row-major; its buffer is transferred, not copied. */
   vectors: Float32Array<ArrayBuffer>;
   tokens: Int32Array<ArrayBuffer>;
+  /** every text of the request has now been sent */
+  done: boolean;
 }
 
 export interface ErrorReply {

@@ -1,7 +1,7 @@
 /**
  * Embedding worker thread. Protocol (see protocol.ts): one "init" (build a built-in
  * model if needed, load + warm the pipeline, reply "ready" or "error"), then
- * "embed" requests, answered in order. Started by embedder.ts with
+ * "embed" requests, answered in order (each in parts, see embed). Started by embedder.ts with
  * `new Worker(new URL("./worker.ts", import.meta.url))`.
  */
 import { ensureBuiltInModel } from "./built-in-models.ts";
@@ -35,10 +35,21 @@ async function init(req: InitRequest): Promise<void> {
   reply({ type: "ready", modelId: req.model, dimension: engine.dimension, buildMs, loadMs });
 }
 
+/**
+ * Each run's texts are sent as soon as it ends: the service can go on with the first recalls of a
+ * batch while the model runs the rest, instead of receiving the whole batch at once.
+ */
 async function embed(req: EmbedRequest): Promise<void> {
   if (!engine) throw new Error("embed before init");
-  const { vectors, tokens } = await engine.embed(req.texts);
-  reply({ type: "embedded", id: req.id, vectors, tokens }, [vectors.buffer, tokens.buffer]);
+  let sent = 0;
+  const send = (rows: number[], vectors: Float32Array<ArrayBuffer>, tokens: Int32Array<ArrayBuffer>) => {
+    sent += rows.length;
+    const indices = Int32Array.from(rows);
+    reply({ type: "embedded", id: req.id, rows: indices, vectors, tokens, done: sent === req.texts.length }, [indices.buffer, vectors.buffer, tokens.buffer]);
+  };
+  // copies: the engine still reads each part after handing it over
+  await engine.embed(req.texts, (rows, part) => send(rows, part.vectors.slice(), Int32Array.from(part.tokens)));
+  if (req.texts.length === 0) send([], new Float32Array(0), new Int32Array(0));
 }
 
 async function handle(msg: ToWorker): Promise<void> {
