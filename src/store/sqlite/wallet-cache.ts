@@ -626,12 +626,13 @@ export class UserVectors {
    */
   async nearestOffloaded(vector: Float32Array, filter: MemoryFilter, k: number, now: number): Promise<Neighbour[]> {
     const quantized = this.quantized;
-    const query = unit(vector);
     const here = () => this.withRefs(this.nearest(vector, filter, k, now));
-    const ids = this.filterIds(filter, now, true);
     // columns not yet in SharedArrayBuffers would reach the thread as copies, stale after the next write;
     // a search of the cells runs here: on the thread, a lone one waited as long for the hand-off as the whole split scan takes
-    if (!quantized || !ids || !this.shared || query.every((x) => x === 0) || this.cellsComplete()) return here();
+    if (!quantized || !this.shared || this.cellsComplete()) return here();
+    const query = unit(vector);
+    const ids = this.filterIds(filter, now, true);
+    if (!ids || query.every((x) => x === 0)) return here();
     const n = this.size;
     const split = scanThread.busy ? n : n >> 1;
     const version = this.version;
