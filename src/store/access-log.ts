@@ -5,6 +5,13 @@ import { log } from "../log";
 export const ACCESS_FLUSH_MS = 250;
 /** …or as soon as this many memories have a pending bump (bounds memory and the batch). */
 export const ACCESS_FLUSH_ENTRIES = 5_000;
+/**
+ * A synchronous writer (sqlite) is handed a flush's bumps this many at a time, one event-loop turn
+ * apart. Each bump rewrites its memory's row, mostly on a page of its own (~16 µs a bump in a 100k
+ * wallet): a 1,000-bump flush written at once held the thread for ~17 ms, four times a second at
+ * one connection, and was most of recall's p99. This many keep a turn to ~2 ms.
+ */
+export const ACCESS_WRITE_CHUNK = 128;
 
 export interface AccessBump {
   id: string;
@@ -56,6 +63,21 @@ class Bumps {
     return [...this.byUser.values()].flatMap((own) => [...own.values()]);
   }
 
+  /** Removes and returns up to `n` bumps. */
+  takeSome(n: number): AccessBump[] {
+    const taken: AccessBump[] = [];
+    for (const [userId, own] of this.byUser) {
+      for (const [id, bump] of own) {
+        if (taken.length === n) return taken;
+        taken.push(bump);
+        own.delete(id);
+        this.size--;
+      }
+      if (own.size === 0) this.byUser.delete(userId);
+    }
+    return taken;
+  }
+
   clear(): void {
     this.byUser.clear();
     this.size = 0;
@@ -78,7 +100,8 @@ export type AccessView = <T extends Counted>(memory: T) => T;
  * Access bumps (access_count + n, accessed_at = the latest access) written behind in batches, for
  * both engines: a recall used to write its own counters (a SQLite transaction; on Redis a JSON write
  * per memory, each re-indexing the whole document); now the bumps of every recall within
- * ACCESS_FLUSH_MS are written together (one SQLite transaction; one Redis pipeline).
+ * ACCESS_FLUSH_MS are written together (SQLite transactions of ACCESS_WRITE_CHUNK, a turn apart;
+ * one Redis pipeline).
  *
  * Reads see pending bumps: the store passes every memory it returns through `overlay` (or a `view`
  * taken just before its read was sent, for a store whose reads are asynchronous), and flushes first
@@ -93,10 +116,22 @@ export class AccessLog {
   private timer: ReturnType<typeof setTimeout> | null = null;
   /** the write under way (settles, never rejects); writes run one at a time, in order */
   private writing: Promise<void> | null = null;
+  /**
+   * With `chunk`: the generation being written a chunk per turn. It holds only its bumps not yet
+   * written, so reads count it (view, pendingCount) exactly as they count the current one.
+   */
+  private draining: Generation | null = null;
   private closed = false;
 
-  /** keyed by user id and memory id: a bump only ever applies to the wallet's own memory */
-  constructor(private readonly write: AccessWriter) {}
+  /**
+   * Keyed by user id and memory id: a bump only ever applies to the wallet's own memory.
+   * `chunk`: for a synchronous writer, how many bumps it is handed per event-loop turn (see
+   * ACCESS_WRITE_CHUNK); without it a flush hands over all of them at once.
+   */
+  constructor(
+    private readonly write: AccessWriter,
+    private readonly options: { chunk?: number } = {},
+  ) {}
 
   /** Memories with a bump not yet handed to the writer. */
   get size(): number {
@@ -116,12 +151,13 @@ export class AccessLog {
   }
 
   /**
-   * Bumps of the memory not yet written, for a store whose writer is synchronous (sqlite: a flush
-   * writes within the call that takes the batch, so pending bumps are all in the current generation,
-   * or moved back there by a failed write). An asynchronous store reads through `view` instead.
+   * Bumps of the memory not yet written, for a store whose writer is synchronous (sqlite: each chunk
+   * is written within the call that takes it, so pending bumps are in the current generation or in
+   * the one still draining, or moved back by a failed write). An asynchronous store reads through
+   * `view` instead.
    */
   pendingCount(userId: string, id: string): number {
-    return this.current.bumps.get(userId, id)?.count ?? 0;
+    return (this.draining?.bumps.get(userId, id)?.count ?? 0) + (this.current.bumps.get(userId, id)?.count ?? 0);
   }
 
   /**
@@ -131,7 +167,7 @@ export class AccessLog {
    * current generation, where the view still finds them once.
    */
   view(): AccessView {
-    const from = this.current;
+    const from = this.draining ?? this.current;
     return <T extends Counted>(memory: T): T => {
       for (let generation: Generation | null = from; generation; generation = generation.next) {
         const bump = generation.bumps.get(memory.user_id, memory.id);
@@ -145,14 +181,16 @@ export class AccessLog {
 
   /**
    * Writes every pending bump now, after any write under way: once it resolves, every bump recorded
-   * before the call is written. A synchronous writer has run when this returns. Rejects (after
-   * keeping the bumps for the next flush and logging) when the write failed.
+   * before the call is written. A synchronous writer without `chunk` has run when this returns; with
+   * it, the first chunk has. Rejects (after keeping the bumps for the next flush and logging) when
+   * the write failed.
    */
   async flush(): Promise<void> {
     this.clearTimer();
     while (this.writing) await this.writing;
     const batch = this.take();
     if (!batch) return;
+    if (this.options.chunk) return this.drain(batch, this.options.chunk);
     const bumps = batch.bumps.all();
     // the writer is called synchronously here (right after the swap): see `view`
     const written = (async () => this.write(bumps))();
@@ -178,14 +216,47 @@ export class AccessLog {
    */
   flushSync(): void {
     this.clearTimer();
-    if (this.writing) throw new Error("AccessLog.flushSync: an asynchronous write is under way");
+    if (this.writing && !this.options.chunk) throw new Error("AccessLog.flushSync: an asynchronous write is under way");
+    const draining = this.draining;
+    if (draining) {
+      this.draining = null; // the drain stops at its next turn
+      this.writeSync(draining, draining.bumps.takeSome(Infinity));
+    }
     const batch = this.take();
-    if (!batch) return;
-    const bumps = batch.bumps.all();
+    if (batch) this.writeSync(batch, batch.bumps.all());
+  }
+
+  /**
+   * Writes `batch` a chunk per event-loop turn; between chunks the requests waiting are served, and
+   * reads count the chunks not written yet (`draining`). flushSync may write the rest meanwhile.
+   */
+  private async drain(batch: Generation, chunk: number): Promise<void> {
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    this.draining = batch;
+    this.writing = settled;
+    try {
+      while (this.draining === batch && batch.bumps.size > 0) {
+        this.writeSync(batch, batch.bumps.takeSome(chunk));
+        if (batch.bumps.size > 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+    } catch (error) {
+      // writeSync kept the failed chunk for the next flush; the chunks after it wait with it
+      if (this.draining === batch) this.requeue(batch.bumps.takeSome(Infinity));
+      throw error;
+    } finally {
+      if (this.draining === batch) this.draining = null;
+      if (this.writing === settled) this.writing = null;
+      settle();
+    }
+  }
+
+  /** Hands `bumps` to the writer, which must write them before it returns. */
+  private writeSync(batch: Generation, bumps: AccessBump[]): void {
     let unwritten: ReturnType<AccessWriter>;
     try {
       unwritten = this.write(bumps);
-      if (unwritten instanceof Promise) throw new Error("AccessLog.flushSync needs a synchronous writer");
+      if (unwritten instanceof Promise) throw new Error("AccessLog: flushSync and chunked writes need a synchronous writer");
     } catch (error) {
       this.keepFailed(batch, bumps, error);
       throw error;
@@ -219,7 +290,8 @@ export class AccessLog {
   async close(): Promise<void> {
     this.closed = true;
     try {
-      await this.flush();
+      if (this.options.chunk) this.flushSync(); // all of it before the store closes its database
+      else await this.flush();
     } catch {
       // flush logged the failure
     } finally {
@@ -231,11 +303,14 @@ export class AccessLog {
 
   /** Puts bumps the writer did not write back into the current generation (one view still counts them once). */
   private keep(batch: Generation, bumps: AccessBump[], reason: string): void {
-    for (const bump of bumps) {
-      batch.bumps.delete(bump.userId, bump.id);
-      this.current.bumps.add(bump.userId, bump.id, bump.count, bump.at);
-    }
+    for (const bump of bumps) batch.bumps.delete(bump.userId, bump.id);
+    this.requeue(bumps);
     log.error(`[engram] access counts: ${reason}; kept for the next flush`);
+  }
+
+  /** Bumps out of any generation, back into the current one for the next flush. */
+  private requeue(bumps: AccessBump[]): void {
+    for (const bump of bumps) this.current.bumps.add(bump.userId, bump.id, bump.count, bump.at);
     this.schedule();
   }
 

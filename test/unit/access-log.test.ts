@@ -60,3 +60,56 @@ test("a failed write, or the part of it the writer reports unwritten, is kept fo
   log.record(user, ["a"], later); // after close: ignored
   expect(log.size).toBe(0);
 });
+
+/** A synchronous writer over an in-memory table of committed counts, as the sqlite store's is. */
+function syncTable() {
+  const committed = new Map<string, number>();
+  const written: string[][] = [];
+  let failing = false;
+  const write = (bumps: AccessBump[]) => {
+    if (failing) throw new Error("database is locked");
+    written.push(bumps.map((b) => b.id));
+    for (const b of bumps) committed.set(b.id, (committed.get(b.id) ?? 0) + b.count);
+  };
+  return { committed, written, write, fail: (on: boolean) => (failing = on) };
+}
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+test("a synchronous writer with chunk: a chunk per turn, reads between count each bump once, flushSync writes the rest", async () => {
+  const table = syncTable();
+  const log = new AccessLog(table.write, { chunk: 2 });
+  const read = (id: string) => log.overlay({ ...fresh(id), access_count: table.committed.get(id) ?? 0 }).access_count;
+  const ids = ["a", "b", "c", "d", "e"];
+  log.record(user, ids, at);
+  const flushing = log.flush();
+  expect(table.written).toEqual([["a", "b"]]); // the first chunk before flush returns
+  expect(ids.map(read)).toEqual([1, 1, 1, 1, 1]);
+  log.record(user, ["c"], later); // recorded during the drain
+  expect([read("c"), log.pendingCount(user, "c"), log.pendingCount(user, "a")]).toEqual([2, 2, 0]);
+  await nextTurn();
+  expect(table.written).toEqual([["a", "b"], ["c", "d"]]);
+  expect(ids.map(read)).toEqual([1, 1, 2, 1, 1]);
+  log.flushSync(); // the draining rest, then the bump recorded meanwhile
+  expect(table.written).toEqual([["a", "b"], ["c", "d"], ["e"], ["c"]]);
+  expect(ids.map(read)).toEqual([1, 1, 2, 1, 1]);
+  expect(ids.map((id) => log.pendingCount(user, id))).toEqual([0, 0, 0, 0, 0]);
+  await flushing; // the drain ends at its next turn without writing anything again
+  expect(table.written).toHaveLength(4);
+  await log.close();
+});
+
+test("a chunk that fails is kept, with the chunks after it, for the next flush", async () => {
+  const table = syncTable();
+  const log = new AccessLog(table.write, { chunk: 2 });
+  const read = (id: string) => log.overlay({ ...fresh(id), access_count: table.committed.get(id) ?? 0 }).access_count;
+  log.record(user, ["a", "b", "c", "d", "e"], at);
+  const flushing = log.flush();
+  table.fail(true);
+  await expect(flushing).rejects.toThrow("database is locked");
+  expect(log.size).toBe(3); // c, d and e wait in the current generation
+  expect(["a", "c", "e"].map(read)).toEqual([1, 1, 1]);
+  table.fail(false);
+  await log.close(); // writes them before it returns
+  expect(table.written).toEqual([["a", "b"], ["c", "d", "e"]]);
+  expect(["a", "c", "e"].map(read)).toEqual([1, 1, 1]);
+});

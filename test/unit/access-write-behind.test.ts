@@ -75,13 +75,36 @@ test("an update of a memory with pending bumps counts them once; stats see them"
   expect(committed(a!.id).access_count).toBe(2);
 });
 
-test("the pending set is bounded: it is written once it holds ACCESS_FLUSH_ENTRIES memories", async () => {
+test("the pending set is bounded: its writing starts once it holds ACCESS_FLUSH_ENTRIES memories, a chunk per turn", async () => {
   const { store, committed } = await open();
   const user = crypto.randomUUID();
   const memories = await seed(store, user, ACCESS_FLUSH_ENTRIES);
   for (let i = 0; i < memories.length; i += 100) await store.recordAccess(user, memories.slice(i, i + 100).map((m) => m.id), t1);
-  expect(committed(memories[0]!.id).access_count).toBe(1);
-  expect(committed(memories.at(-1)!.id).access_count).toBe(1);
+  const last = memories.at(-1)!.id;
+  expect(committed(memories[0]!.id).access_count).toBe(1); // the first chunk at once
+  expect(committed(last).access_count).toBe(0); // the last one a few turns later
+  for (let i = 0; i < 200 && committed(last).access_count === 0; i++) await Bun.sleep(5);
+  expect(committed(last).access_count).toBe(1);
+  await store.close();
+});
+
+test("while a flush is written chunk by chunk, reads count every bump once, and stats write the rest at once", async () => {
+  const { store, committed } = await open();
+  const user = crypto.randomUUID();
+  const memories = await seed(store, user, ACCESS_FLUSH_ENTRIES);
+  const ids = memories.map((m) => m.id);
+  await store.recordAccess(user, ids.slice(0, 10), t1); // below the bound: pending
+  for (let i = 0; i < ids.length; i += 100) await store.recordAccess(user, ids.slice(i, i + 100), t2); // the bound: the drain starts
+  const [first, last] = [ids[0]!, ids.at(-1)!];
+  expect([committed(first).access_count, committed(last).access_count]).toEqual([2, 0]); // written / still pending
+  await store.recordAccess(user, [last], t2); // recorded during the drain
+  const read = await store.getMemories(user, [first, ids[10]!, last], t2);
+  expect(read.map((m) => m.access_count)).toEqual([2, 1, 2]);
+  expect((await store.stats(user, t2)).total_accesses).toBe(10 + ids.length + 1);
+  expect(committed(last).access_count).toBe(2);
+  await Bun.sleep(20); // the drain's next turn finds nothing left: nothing is written twice
+  expect((await store.getMemories(user, [first, last], t2)).map((m) => m.access_count)).toEqual([2, 2]);
+  expect([committed(first).access_count, committed(last).access_count]).toEqual([2, 2]);
   await store.close();
 });
 

@@ -11,7 +11,7 @@ import { migrate } from "./schema";
 import { memoryWhere } from "./filter-sql";
 import { VectorIndex, type VectorIndexOptions } from "./vector-index";
 import type { CacheStats } from "../../metrics/sources";
-import { AccessLog } from "../access-log";
+import { ACCESS_WRITE_CHUNK, AccessLog } from "../access-log";
 import { checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from "./checkpointer";
 import { indexTerms } from "../../domain/text";
 import { SqliteTransfer } from "./transfer";
@@ -134,7 +134,7 @@ export class SqliteStore implements TransferableStore {
         return row ? [{ rowid: row.rowid, userId, count }] : [];
       }));
       for (const { rowid, userId, count } of written) this.vectors.accessed(rowid, userId, count);
-    });
+    }, { chunk: ACCESS_WRITE_CHUNK });
     this.pruneTimer = setInterval(() => this.pruneChangeLog(), CHANGE_LOG_PRUNE_MS);
     this.pruneTimer.unref?.();
   }
@@ -589,7 +589,7 @@ export class SqliteStore implements TransferableStore {
   }
 
   async *scanAll(batchSize: number): AsyncIterable<{ user_id: string; memory: Memory }[]> {
-    this.accesses.flush();
+    this.accesses.flushSync();
     let after = 0;
     for (;;) {
       const rows = this.db
