@@ -12,6 +12,11 @@ export const ACCESS_FLUSH_ENTRIES = 5_000;
  * one connection, and was most of recall's p99. This many keep a turn to ~2 ms.
  */
 export const ACCESS_WRITE_CHUNK = 128;
+/**
+ * …but a flush is written in this many turns at most: under a load that records counts faster
+ * than 128 a turn, the chunks grow with the backlog instead of the backlog growing without bound.
+ */
+export const ACCESS_DRAIN_TURNS = 16;
 
 export interface AccessBump {
   id: string;
@@ -235,9 +240,10 @@ export class AccessLog {
     const settled = new Promise<void>((resolve) => (settle = resolve));
     this.draining = batch;
     this.writing = settled;
+    const perTurn = Math.max(chunk, Math.ceil(batch.bumps.size / ACCESS_DRAIN_TURNS));
     try {
       while (this.draining === batch && batch.bumps.size > 0) {
-        this.writeSync(batch, batch.bumps.takeSome(chunk));
+        this.writeSync(batch, batch.bumps.takeSome(perTurn));
         if (batch.bumps.size > 0) await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { AccessLog, type AccessBump } from "../../src/store/access-log";
+import { ACCESS_DRAIN_TURNS, AccessLog, type AccessBump } from "../../src/store/access-log";
 import { newMemory } from "../../src/domain/memory";
 
 /** The write-behind log both engines share (src/store/access-log.ts), with a fake asynchronous writer. */
@@ -112,4 +112,16 @@ test("a chunk that fails is kept, with the chunks after it, for the next flush",
   await log.close(); // writes them before it returns
   expect(table.written).toEqual([["a", "b"], ["c", "d", "e"]]);
   expect(["a", "c", "e"].map(read)).toEqual([1, 1, 1]);
+});
+
+test("a flush drains in ACCESS_DRAIN_TURNS turns at most: a backlog larger than chunk × turns gets larger chunks", async () => {
+  const table = syncTable();
+  const log = new AccessLog(table.write, { chunk: 2 });
+  const ids = Array.from({ length: 10 * ACCESS_DRAIN_TURNS }, (_, i) => `m${i}`);
+  log.record(user, ids, at);
+  await log.flush();
+  expect(table.written).toHaveLength(ACCESS_DRAIN_TURNS);
+  expect(table.written.every((chunk) => chunk.length === 10)).toBe(true);
+  expect(table.committed.size).toBe(ids.length);
+  await log.close();
 });
