@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
+import { ACCESS_COUNT_SQL, ACCESS_JOIN, ACCESSED_AT_SQL } from "../../src/store/sqlite/schema";
 import { ACCESS_FLUSH_ENTRIES } from "../../src/store/access-log";
 import { newMemory, type Memory } from "../../src/domain/memory";
 
@@ -23,7 +24,9 @@ async function open() {
   const committed = (id: string) => {
     const db = new Database(join(dir, "engram.sqlite"), { readonly: true });
     try {
-      return db.query("select access_count, accessed_at from memories where id = ?").get(id) as { access_count: number; accessed_at: string };
+      return db
+        .query(`select ${ACCESS_COUNT_SQL} as access_count, ${ACCESSED_AT_SQL} as accessed_at from memories m ${ACCESS_JOIN} where m.id = ?`)
+        .get(id) as { access_count: number; accessed_at: string };
     } finally {
       db.close();
     }
@@ -115,5 +118,73 @@ test("pending bumps are written within the flush interval without any other call
   await store.recordAccess(user, [a!.id], t1);
   for (let i = 0; i < 100 && committed(a!.id).access_count === 0; i++) await Bun.sleep(50);
   expect(committed(a!.id).access_count).toBe(1);
+  await store.close();
+});
+
+test("committed bumps live in memory_access, overriding the row's counters until the row is written again", async () => {
+  const { dir, store, committed } = await open();
+  const user = crypto.randomUUID();
+  const [a] = await seed(store, user, 1);
+  const raw = new Database(join(dir, "engram.sqlite"), { readonly: true });
+  const row = () => raw.query("select access_count, accessed_at from memories where id = ?").get(a!.id);
+  const side = () => raw.query("select a.count, a.accessed_at from memory_access a join memories m on m.rowid = a.row_id where m.id = ?").get(a!.id);
+  try {
+    await store.recordAccess(user, [a!.id], t1);
+    await store.recordAccess(user, [a!.id], t2);
+    await store.stats(user, t2); // writes the bumps
+    expect(row()).toEqual({ access_count: 0, accessed_at: at }); // the memory row is not rewritten
+    expect(side()).toEqual({ count: 2, accessed_at: new Date(t2).toISOString() });
+    expect(committed(a!.id)).toEqual({ access_count: 2, accessed_at: new Date(t2).toISOString() });
+    const read = (await store.getMemories(user, [a!.id], t2))[0]!;
+    await store.updateMemory(user, { memory: { ...read, importance: 0.7, updated_at: new Date(t2).toISOString() } });
+    expect(row()).toEqual({ access_count: 2, accessed_at: new Date(t2).toISOString() }); // the row holds them again
+    expect(side()).toBeNull();
+    await store.recordAccess(user, [a!.id], t1); // an older time does not move accessed_at back
+    await store.stats(user, t2);
+    expect(side()).toEqual({ count: 3, accessed_at: new Date(t2).toISOString() });
+    expect((await store.getMemories(user, [a!.id], t2))[0]!.access_count).toBe(3);
+  } finally {
+    raw.close();
+    await store.close();
+  }
+});
+
+test("a store written before memory_access keeps its counters and counts on from them", async () => {
+  const { dir, store } = await open();
+  const user = crypto.randomUUID();
+  const [a] = await seed(store, user, 1);
+  await store.close();
+  // the schema one step back, with counters in the memory row as that version wrote them
+  const raw = new Database(join(dir, "engram.sqlite"));
+  const version = (raw.query("pragma user_version").get() as { user_version: number }).user_version;
+  raw.exec("drop table memory_access");
+  raw.exec(`pragma user_version = ${version - 1}`);
+  raw.query("update memories set access_count = 5, accessed_at = ? where id = ?").run(new Date(t1).toISOString(), a!.id);
+  raw.close();
+  const reopened = new SqliteStore(dir);
+  await reopened.bindEmbeddingModel({ id: "test", dimension: 4 });
+  try {
+    const before = (await reopened.getMemories(user, [a!.id], t2))[0]!;
+    expect([before.access_count, before.accessed_at]).toEqual([5, new Date(t1).toISOString()]);
+    await reopened.recordAccess(user, [a!.id], t2);
+    expect((await reopened.stats(user, t2)).total_accesses).toBe(6);
+    expect((await reopened.getMemories(user, [a!.id], t2))[0]!.accessed_at).toBe(new Date(t2).toISOString());
+  } finally {
+    await reopened.close();
+  }
+});
+
+test("a copied memory (store transfer) takes the copy's counters over committed bumps, and exports its own", async () => {
+  const { store, committed } = await open();
+  const user = crypto.randomUUID();
+  const [a] = await seed(store, user, 1);
+  await store.recordAccess(user, [a!.id], t1);
+  await store.recordAccess(user, [a!.id], t1);
+  const transfer = await store.transfer(); // writes the bumps first
+  const { items } = await transfer.memories(user, null, 10, t2);
+  expect([items[0]!.memory.access_count, items[0]!.memory.accessed_at]).toEqual([2, new Date(t1).toISOString()]);
+  await transfer.importMemories(user, [{ ...items[0]!, memory: { ...items[0]!.memory, access_count: 9, accessed_at: at } }]);
+  expect(committed(a!.id)).toEqual({ access_count: 9, accessed_at: at });
+  expect((await store.getMemories(user, [a!.id], t2))[0]!.access_count).toBe(9);
   await store.close();
 });

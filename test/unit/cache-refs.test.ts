@@ -7,6 +7,7 @@ import { prng } from "../../scripts/bench/synthetic";
 import { newMemory, type MemoryType } from "../../src/domain/memory";
 import type { MemoryRef } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
+import { ACCESS_COUNT_SQL, ACCESS_JOIN } from "../../src/store/sqlite/schema";
 import { IdColumn, TimestampColumn } from "../../src/store/sqlite/compact-strings";
 
 /**
@@ -95,7 +96,7 @@ test("refs and tag filters answered from the cache equal the stored rows, canoni
   const db = new Database(join(dir, "engram.sqlite"), { readonly: true });
   const stored = () =>
     new Map(
-      (db.query("select id, created_at, memory_type, pinned, importance, access_count, metadata from memories where user_id = ? and deleted_at is null").all(user) as Record<string, unknown>[]).map((r) => [
+      (db.query(`select m.id, m.created_at, m.memory_type, m.pinned, m.importance, ${ACCESS_COUNT_SQL} as access_count, m.metadata from memories m ${ACCESS_JOIN} where m.user_id = ? and m.deleted_at is null`).all(user) as Record<string, unknown>[]).map((r) => [
         r.id as string,
         r,
       ]),

@@ -7,7 +7,7 @@ import type { Stats } from "../../domain/stats";
 import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
 import type { TransferableStore } from "../../domain/store-transfer";
 import { EmbeddingModelMismatch } from "../model-binding";
-import { migrate } from "./schema";
+import { ACCESS_COUNT_SQL, ACCESS_JOIN, ACCESSED_AT_SQL, migrate } from "./schema";
 import { memoryWhere } from "./filter-sql";
 import { VectorIndex, type VectorIndexOptions } from "./vector-index";
 import type { CacheStats } from "../../metrics/sources";
@@ -38,8 +38,10 @@ export interface MemoryRow {
   deleted_at: string | null;
 }
 
+/** A memory's columns, from `memories m ${ACCESS_JOIN}` */
 export const MEMORY_COLUMNS = `m.rowid, m.id, m.user_id, m.namespace, m.content, m.metadata, m.importance, m.memory_type, m.session_id,
-  m.agent_id, m.pinned, m.immutable, m.expires_at, m.created_at, m.updated_at, m.accessed_at, m.access_count, m.deleted_at`;
+  m.agent_id, m.pinned, m.immutable, m.expires_at, m.created_at, m.updated_at, ${ACCESSED_AT_SQL} as accessed_at, ${ACCESS_COUNT_SQL} as access_count,
+  m.deleted_at`;
 
 export function toMemory(row: MemoryRow): Memory {
   return {
@@ -127,7 +129,13 @@ export class SqliteStore implements TransferableStore {
     migrate(this.db);
     checkpointer.add(this.path);
     this.vectors = new VectorIndex(this.db, options.vectorIndex);
-    const bump = this.db.query("update memories set access_count = access_count + ?, accessed_at = max(accessed_at, ?) where id = ? and +user_id = ? returning rowid");
+    // the first bump since the row was written starts from the row's counters (ACCESS_JOIN)
+    const bump = this.db.query(
+      `insert into memory_access (row_id, user_id, count, accessed_at)
+       select rowid, user_id, access_count + ?1, max(accessed_at, ?2) from memories where id = ?3 and +user_id = ?4
+       on conflict (row_id) do update set count = count + ?1, accessed_at = max(accessed_at, ?2)
+       returning row_id as rowid`,
+    );
     this.accesses = new AccessLog((bumps) => {
       const written = this.writeTransaction(() => bumps.flatMap(({ id, userId, count, at }) => {
         const row = bump.get(count, at, id, userId) as { rowid: number } | null;
@@ -303,6 +311,7 @@ export class SqliteStore implements TransferableStore {
           m.session_id, m.agent_id, m.pinned ? 1 : 0, m.immutable ? 1 : 0, m.expires_at, m.updated_at, m.accessed_at, m.access_count,
           m.deleted_at, embedding, row.rowid,
         );
+        this.db.query("delete from memory_access where row_id = ?").run(row.rowid); // the row now holds its counters
       if (m.deleted_at === null) this.indexActive(row.rowid, m, embedding);
       else this.unindex(row.rowid, userId);
       if (history) insertHistory(this.db, userId, history);
@@ -313,7 +322,7 @@ export class SqliteStore implements TransferableStore {
     if (ids.length === 0) return [];
     const where = memoryWhere(userId, {}, now, { driving: false });
     const rows = this.db
-      .query(`select ${MEMORY_COLUMNS} from memories m where ${where.sql} and m.id in (${marks(ids.length)})`)
+      .query(`select ${MEMORY_COLUMNS} from memories m ${ACCESS_JOIN} where ${where.sql} and m.id in (${marks(ids.length)})`)
       .all(...where.params, ...ids) as MemoryRow[];
     const byId = new Map(rows.map((r) => [r.id, this.toMemory(r)]));
     return ids.flatMap((id) => byId.get(id) ?? []);
@@ -322,7 +331,7 @@ export class SqliteStore implements TransferableStore {
   async findByContentHash(userId: string, namespace: string, contentHash: string, now: number): Promise<Memory | null> {
     const where = memoryWhere(userId, { namespace }, now);
     const row = this.db
-      .query(`select ${MEMORY_COLUMNS} from memories m where ${where.sql} and m.content_hash = ? limit 1`)
+      .query(`select ${MEMORY_COLUMNS} from memories m ${ACCESS_JOIN} where ${where.sql} and m.content_hash = ? limit 1`)
       .get(...where.params, contentHash) as MemoryRow | null;
     return row ? this.toMemory(row) : null;
   }
@@ -351,7 +360,7 @@ export class SqliteStore implements TransferableStore {
     if (cached) {
       if (cached.rowids.length === 0) return { memories: [], total: cached.total };
       const rows = this.db
-        .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid in (${marks(cached.rowids.length)}) and +m.user_id = ?`)
+        .query(`select ${MEMORY_COLUMNS} from memories m ${ACCESS_JOIN} where m.rowid in (${marks(cached.rowids.length)}) and +m.user_id = ?`)
         .all(...cached.rowids, userId) as MemoryRow[];
       const byRowid = new Map(rows.map((r) => [r.rowid, r]));
       return { memories: cached.rowids.flatMap((rowid) => (byRowid.has(rowid) ? [this.toMemory(byRowid.get(rowid)!)] : [])), total: cached.total };
@@ -364,7 +373,7 @@ export class SqliteStore implements TransferableStore {
     const where = memoryWhere(userId, filter, now);
     const { total } = this.db.query(`select count(*) as total from memories m where ${where.sql}`).get(...where.params) as { total: number };
     const rows = this.db
-      .query(`select ${MEMORY_COLUMNS} from memories m where ${where.sql} order by m.created_at desc, m.rowid desc limit ? offset ?`)
+      .query(`select ${MEMORY_COLUMNS} from memories m ${ACCESS_JOIN} where ${where.sql} order by m.created_at desc, m.rowid desc limit ? offset ?`)
       .all(...where.params, page.limit, page.offset) as MemoryRow[];
     return { memories: rows.map((r) => this.toMemory(r)), total };
   }
@@ -417,7 +426,7 @@ export class SqliteStore implements TransferableStore {
     if (top.length === 0) return [];
     const where = memoryWhere(userId, filter, now, { driving: false });
     const rows = this.db
-      .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid in (${marks(top.length)}) and ${where.sql}`)
+      .query(`select ${MEMORY_COLUMNS} from memories m ${ACCESS_JOIN} where m.rowid in (${marks(top.length)}) and ${where.sql}`)
       .all(...top.map((t) => t.rowid), ...where.params) as MemoryRow[];
     const byRowid = new Map(rows.map((r) => [r.rowid, r]));
     const ranked = top.flatMap((t) => (byRowid.has(t.rowid) ? [{ ...byRowid.get(t.rowid)!, score: t.score }] : [])).slice(0, limit);
@@ -445,7 +454,7 @@ export class SqliteStore implements TransferableStore {
   /** FTS5 rows matching any term, joined to the user's filtered memories. */
   private textMatch(userId: string, terms: string[], filter: MemoryFilter, now: number) {
     const where = memoryWhere(userId, filter, now, { driving: false });
-    return { sql: `from memories_fts f join memories m on m.rowid = f.rowid where memories_fts match ? and ${where.sql}`, params: [ftsMatch(terms), ...where.params] };
+    return { sql: `from memories_fts f join memories m on m.rowid = f.rowid ${ACCESS_JOIN} where memories_fts match ? and ${where.sql}`, params: [ftsMatch(terms), ...where.params] };
   }
 
   async nearest(userId: string, vector: Float32Array, filter: MemoryFilter, k: number, now: number, minSimilarity?: number): Promise<VectorHit[]> {
@@ -482,7 +491,8 @@ export class SqliteStore implements TransferableStore {
   private readRefs(userId: string, found: { rowid: number }[]): Map<number, MemoryRef> {
     if (found.length === 0) return new Map();
     const rows = this.db
-      .query(`select rowid, id, created_at, memory_type, pinned, importance, access_count from memories where rowid in (${marks(found.length)}) and +user_id = ?`)
+      .query(`select m.rowid, m.id, m.created_at, m.memory_type, m.pinned, m.importance, ${ACCESS_COUNT_SQL} as access_count
+        from memories m ${ACCESS_JOIN} where m.rowid in (${marks(found.length)}) and +m.user_id = ?`)
       .all(...found.map((f) => f.rowid), userId) as (Pick<MemoryRow, "rowid" | "id" | "created_at" | "memory_type" | "pinned" | "importance" | "access_count">)[];
     return new Map(
       rows.map((r) => [
@@ -570,9 +580,9 @@ export class SqliteStore implements TransferableStore {
     const totals = this.db
       .query(
         `select count(*) as total_memories, coalesce(sum(m.pinned), 0) as pinned_count,
-          coalesce(sum(m.access_count = 0), 0) as never_accessed, coalesce(sum(m.access_count), 0) as total_accesses,
+          coalesce(sum(${ACCESS_COUNT_SQL} = 0), 0) as never_accessed, coalesce(sum(${ACCESS_COUNT_SQL}), 0) as total_accesses,
           coalesce(avg(m.importance), 0) as avg_importance, min(m.created_at) as oldest_memory, max(m.created_at) as newest_memory
-         from memories m where ${where.sql}`,
+         from memories m ${ACCESS_JOIN} where ${where.sql}`,
       )
       .get(...where.params) as Omit<Stats, "by_type" | "by_namespace">;
     const by_type = this.db
@@ -593,7 +603,7 @@ export class SqliteStore implements TransferableStore {
     let after = 0;
     for (;;) {
       const rows = this.db
-        .query(`select ${MEMORY_COLUMNS} from memories m where m.rowid > ? and m.deleted_at is null order by m.rowid limit ?`)
+        .query(`select ${MEMORY_COLUMNS} from memories m ${ACCESS_JOIN} where m.rowid > ? and m.deleted_at is null order by m.rowid limit ?`)
         .all(after, batchSize) as MemoryRow[];
       if (rows.length === 0) return;
       after = rows.at(-1)!.rowid;

@@ -3,6 +3,7 @@ import type { Memory } from "../../domain/memory";
 import type { Relation } from "../../domain/relation";
 import type { EmbeddingModelInfo } from "../../domain/store-port";
 import { CopyRefused, WalletConflict, type StoreTransfer, type TransferCounts, type TransferredMemory, type WalletRecord } from "../../domain/store-transfer";
+import { ACCESS_JOIN } from "./schema";
 import { asVector, HISTORY_COLUMNS, insertHistory, marks, MEMORY_COLUMNS, toHistoryEntry, toMemory, type HistoryRow, type MemoryRow } from "./sqlite-store";
 
 /** What the store keeps beside a row: its indexes (tags, FTS, the per-wallet cache), and its write lock. */
@@ -70,7 +71,7 @@ export class SqliteTransfer implements StoreTransfer {
     // expired rows are read too (and dropped below): they count in the ties of their millisecond
     const rows = this.db
       .query(
-        `select ${MEMORY_COLUMNS}, m.content_hash, m.embedding from memories m
+        `select ${MEMORY_COLUMNS}, m.content_hash, m.embedding from memories m ${ACCESS_JOIN}
          where m.user_id = ? and (m.created_at > ? or (m.created_at = ? and m.rowid > ?)) order by m.created_at, m.rowid limit ?`,
       )
       .all(userId, created, created, rowid, limit) as TransferRow[];
@@ -168,6 +169,7 @@ export class SqliteTransfer implements StoreTransfer {
        returning rowid`,
     );
     const dropHistory = this.db.query("delete from history where user_id = ? and memory_id = ?");
+    const dropAccess = this.db.query("delete from memory_access where row_id = ?");
     this.rows.write(() => {
       for (const { memory: m, embedding, content_hash, history } of items) {
         const held = existing.get(m.id) as { rowid: number; user_id: string } | null;
@@ -181,6 +183,7 @@ export class SqliteTransfer implements StoreTransfer {
           m.session_id, m.agent_id, m.pinned ? 1 : 0, m.immutable ? 1 : 0, m.expires_at, m.created_at, m.updated_at,
           m.accessed_at, m.access_count, m.deleted_at, embedding,
         ) as { rowid: number };
+        dropAccess.run(rowid); // the copy's counters are the row's
         // soft-deleted rows stay out of the search indexes, as softDelete leaves them
         if (m.deleted_at === null) this.rows.index(rowid, m, embedding);
         for (const entry of history) insertHistory(this.db, userId, entry);

@@ -6,6 +6,7 @@ import { fixedPointCosine, toFixedPoint } from "./fixed-point";
 import { keywordIndexCounters, queryTokens, type KeywordHit } from "./keyword-index";
 import { byDistance } from "./top-k";
 import { vectorIndexCounters } from "./vector-counters";
+import { ACCESS_COUNT_SQL, ACCESS_JOIN } from "./schema";
 import { asFloats, ROW_COLUMNS, unit, UserVectors, type CacheBytes, type IndexedRow, type Neighbour } from "./wallet-cache";
 import { CacheBudget } from "./cache-budget";
 import { RssWatch } from "./rss-watch";
@@ -410,7 +411,7 @@ export class VectorIndex {
     this.accessPending.clear();
     for (let i = 0; i < rowids.length; i += 500) {
       const chunk = rowids.slice(i, i + 500);
-      const rows = this.db.query(`select rowid, user_id, access_count from memories where rowid in (${chunk.map(() => "?").join(", ")})`).values(...chunk) as [number, string, number][];
+      const rows = this.db.query(`select m.rowid, m.user_id, ${ACCESS_COUNT_SQL} from memories m ${ACCESS_JOIN} where m.rowid in (${chunk.map(() => "?").join(", ")})`).values(...chunk) as [number, string, number][];
       for (const [rowid, userId, count] of rows) this.users.get(userId)?.access(rowid, count, "set");
       vectorIndexCounters.accessCountsRead += rows.length;
     }
@@ -425,7 +426,7 @@ export class VectorIndex {
     const seen = new Set<number>();
     for (let i = 0; i < rowids.length; i += 500) {
       const chunk = rowids.slice(i, i + 500);
-      const rows = this.db.query(`select ${ROW_COLUMNS} from memories where rowid in (${chunk.map(() => "?").join(", ")})`).all(...chunk) as IndexedRow[];
+      const rows = this.db.query(`select ${ROW_COLUMNS} from memories m ${ACCESS_JOIN} where m.rowid in (${chunk.map(() => "?").join(", ")})`).all(...chunk) as IndexedRow[];
       for (const row of rows) {
         seen.add(row.rowid);
         if (row.user_id === userId && row.deleted_at === null) user.put(row);
@@ -489,7 +490,7 @@ export class VectorIndex {
   }
 
   private loadNow(userId: string): UserVectors | null {
-    const rows = this.db.query(`select ${ROW_COLUMNS} from memories where user_id = ? and deleted_at is null`).all(userId) as IndexedRow[];
+    const rows = this.db.query(`select ${ROW_COLUMNS} from memories m ${ACCESS_JOIN} where m.user_id = ? and m.deleted_at is null`).all(userId) as IndexedRow[];
     vectorIndexCounters.loads++;
     const user = new UserVectors(this.dimension, rows.length, this.offloadMinRows, this.cellsMinRows);
     for (const row of rows) user.put(row);
@@ -541,8 +542,8 @@ export class VectorIndex {
    */
   private loadChunk(userId: string, state: Loading): boolean {
     this.loadQuery ??= this.db.query(
-      `select ${ROW_COLUMNS} from memories where user_id = ? and deleted_at is null and (created_at, rowid) > (?, ?)
-       order by created_at, rowid limit ?`,
+      `select ${ROW_COLUMNS} from memories m ${ACCESS_JOIN} where m.user_id = ? and m.deleted_at is null and (m.created_at, m.rowid) > (?, ?)
+       order by m.created_at, m.rowid limit ?`,
     );
     const rows = this.loadQuery.all(userId, state.after.created_at, state.after.rowid, this.loadChunkRows) as IndexedRow[];
     for (const row of rows) state.user.put(row);

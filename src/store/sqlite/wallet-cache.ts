@@ -1,5 +1,6 @@
 import type { MemoryFilter, MemoryRef } from "../../domain/store-port";
 import { kernelFor } from "./vector-kernel";
+import { ACCESS_COUNT_SQL } from "./schema";
 import { scanThread, type SharedColumns } from "./scan-thread";
 import { slotFilter, type FilterIds } from "./slot-filter";
 import { TagSets } from "./tag-sets";
@@ -102,9 +103,10 @@ export interface IndexedRow {
   deleted_at: string | null;
 }
 
-export const ROW_COLUMNS = `rowid, id, user_id, embedding, content, namespace, session_id, agent_id, memory_type, pinned, importance, access_count,
-  created_at, expires_at,
-  case when json_type(metadata, '$.tags') = 'array' then json_extract(metadata, '$.tags') end as tags, deleted_at`;
+/** What the cache holds of a row, from `memories m ${ACCESS_JOIN}` */
+export const ROW_COLUMNS = `m.rowid, m.id, m.user_id, m.embedding, m.content, m.namespace, m.session_id, m.agent_id, m.memory_type, m.pinned,
+  m.importance, ${ACCESS_COUNT_SQL} as access_count, m.created_at, m.expires_at,
+  case when json_type(m.metadata, '$.tags') = 'array' then json_extract(m.metadata, '$.tags') end as tags, m.deleted_at`;
 
 export function asFloats(blob: Uint8Array): Float32Array {
   if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2);
