@@ -7,9 +7,10 @@ export const ACCESS_FLUSH_MS = 250;
 export const ACCESS_FLUSH_ENTRIES = 5_000;
 /**
  * A synchronous writer (sqlite) is handed a flush's bumps this many at a time, one event-loop turn
- * apart. Each bump rewrites its memory's row, mostly on a page of its own (~16 µs a bump in a 100k
- * wallet): a 1,000-bump flush written at once held the thread for ~17 ms, four times a second at
- * one connection, and was most of recall's p99. This many keep a turn to ~2 ms.
+ * apart. When each bump rewrote its memory's whole row (~16 µs a bump in a 100k wallet), a
+ * 1,000-bump flush written at once held the thread for ~17 ms, four times a second at one
+ * connection, and was most of recall's p99. Bumps now go to a narrow table (~7.5 µs each,
+ * sqlite/schema.ts), and this many keep a turn to ~1 ms.
  */
 export const ACCESS_WRITE_CHUNK = 128;
 /**
