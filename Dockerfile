@@ -18,10 +18,12 @@ RUN --mount=type=secret,id=ca,required=false \
 COPY tsconfig.json ./
 COPY src ./src
 COPY scripts ./scripts
-# Both built-in models, from their installed weight packages, no network: a container is ready in
-# about a second, and EMBEDDING_MODEL=glove-sif-100d needs no build either (13 + 40 MB of models).
-RUN bun scripts/build-model.ts --model use-lite-128d --cache-dir /app/.cache/models \
- && bun scripts/build-model.ts --model glove-sif-100d --cache-dir /app/.cache/models
+# The built-in models named in MODELS, from their installed weight packages, no network: a container
+# starts with the default (use-lite-128d, 13 MB) in about a second. The runtime stage has no weight
+# packages (prune-runtime.sh), so it cannot build a model itself: for EMBEDDING_MODEL=glove-sif-100d
+# (40 MB more) build with --build-arg MODELS="use-lite-128d glove-sif-100d".
+ARG MODELS=use-lite-128d
+RUN for model in ${MODELS}; do bun scripts/build-model.ts --model "$model" --cache-dir /app/.cache/models || exit 1; done
 
 FROM oven/bun:${BUN_VERSION} AS deps
 # Set by BuildKit and Podman (amd64, arm64); the prune script falls back to the build machine's arch.
@@ -36,7 +38,9 @@ RUN --mount=type=secret,id=ca,required=false \
 
 FROM oven/bun:${BUN_VERSION}-slim
 WORKDIR /app
+# ORT_DISABLE_TELEMETRY: onnxruntime sends no usage data (src/embed/onnx-telemetry.ts sets it too).
 ENV NODE_ENV=production \
+    ORT_DISABLE_TELEMETRY=1 \
     MODEL_CACHE_DIR=/app/.cache/models \
     STORE=sqlite \
     DATA_DIR=/data \

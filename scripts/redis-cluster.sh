@@ -5,21 +5,25 @@
 #
 #   REDIS_SERVER=/path/redis-server SEARCH_MODULE=/path/redisearch.so JSON_MODULE=/path/rejson.so \
 #     scripts/redis-cluster.sh start      start the nodes, create the cluster (or rejoin the one
-#                                         CLUSTER_DIR holds), wait for cluster_state:ok
-#   scripts/redis-cluster.sh check        on every master: FT._LIST, and JSON.SET/GET/DEL of a key it owns
+#                                         CLUSTER_DIR holds), wait for cluster_state:ok and the replicas
+#   scripts/redis-cluster.sh check        wait until every master's replicas are online, then on every
+#                                         master: FT._LIST, and JSON.SET/GET/DEL of a key it owns
 #   scripts/redis-cluster.sh status       the nodes (CLUSTER NODES) and their PIDs
 #   scripts/redis-cluster.sh stop         stop exactly the processes `start` started (by PID file)
 #
 # Environment:
-#   REDIS_SERVER   redis-server binary (required for start; Redis 8, or 7.4 with module builds)
+#   REDIS_SERVER   redis-server binary (required for start; Redis 8, or 7.2/7.4 with module builds)
 #   REDIS_CLI      redis-cli binary (default: the one next to REDIS_SERVER, else redis-cli on PATH)
 #   SEARCH_MODULE  RediSearch module (.so) and JSON_MODULE RedisJSON module (.so); required for
 #                  start unless MODULES=builtin (a server that loads them itself)
 #   CLUSTER_DIR    where the node dirs, PID files and logs go (default ${TMPDIR:-/tmp}/engram-redis-cluster)
 #   CLUSTER_PORT   first port; the nodes use 6 consecutive ports (default 7001: 7001-7006)
 #   CLUSTER_HOST   address every node binds and announces (default 127.0.0.1)
-#   REDIS_EXTRA    more server settings, one "name value" per line, appended to every node's config
-#                  (default: the raw doc-id encoding, as docs/deployment.md recommends for Redis 8)
+#   REDIS_EXTRA    more server settings, one "name value" per line, appended to every node's config;
+#                  set but empty: none. Unset: by the server's version (redis-server --version), the
+#                  raw doc-id encoding on Redis 8 as docs/deployment.md recommends, nothing before 8
+#                  (the setting does not exist there, and such a server refuses to start with it)
+#   READY_TIMEOUT  seconds to wait for the nodes, the cluster state and the replicas (default 60)
 # Prints the seed URL for REDIS_URL and the PIDs. Exits 1 on a failure, with what to do next.
 set -euo pipefail
 
@@ -27,7 +31,6 @@ CLUSTER_DIR=${CLUSTER_DIR:-${TMPDIR:-/tmp}/engram-redis-cluster}
 CLUSTER_PORT=${CLUSTER_PORT:-7001}
 CLUSTER_HOST=${CLUSTER_HOST:-127.0.0.1}
 NODES=6
-REDIS_EXTRA=${REDIS_EXTRA:-search-raw-docid-encoding yes}
 READY_TIMEOUT=${READY_TIMEOUT:-60}
 
 die() { echo "redis-cluster: $*" >&2; exit 1; }
@@ -83,8 +86,21 @@ write_config() {
       echo "loadmodule $SEARCH_MODULE"
       echo "loadmodule $JSON_MODULE"
     fi
-    printf '%s\n' "$REDIS_EXTRA"
+    if [[ -n $EXTRA ]]; then printf '%s\n' "$EXTRA"; fi
   } >"$dir/redis.conf"
+}
+
+# The major version of REDIS_SERVER ("Redis server v=8.0.2 sha=…" → 8).
+server_major() { "$REDIS_SERVER" --version 2>/dev/null | sed -n 's/.* v=\([0-9][0-9]*\)\..*/\1/p'; }
+
+# REDIS_EXTRA's default: search-raw-docid-encoding is a setting of Redis 8's query engine only; a
+# Redis 7.x server refuses to start with it, and RediSearch 2.10's own raw encoding
+# (RAW_DOCID_ENCODING) breaks the engine (docs/deployment.md › Redis).
+default_extra() {
+  local major
+  major=$(server_major)
+  [[ -n $major ]] || die "cannot read the version of $REDIS_SERVER ($REDIS_SERVER --version); set REDIS_EXTRA (empty for none)"
+  if ((major >= 8)); then echo "search-raw-docid-encoding yes"; fi
 }
 
 wait_until() { # seconds, description, command...
@@ -98,7 +114,52 @@ wait_until() { # seconds, description, command...
 cluster_ok() { for p in $(ports); do cli "$p" CLUSTER INFO | grep -q '^cluster_state:ok' || return 1; done; }
 answers_ping() { [[ $(cli "$1" PING 2>/dev/null) == PONG ]]; }
 
-masters() { cli "$CLUSTER_PORT" CLUSTER NODES | awk '$3 ~ /master/ && $3 !~ /fail/ { split($2, a, "[:@]"); print a[2] }'; }
+# The masters that hold slots (a node being attached as a replica is a master without slots for a while).
+masters() { cli "$CLUSTER_PORT" CLUSTER NODES | awk '$3 ~ /master/ && $3 !~ /fail/ && NF >= 9 { split($2, a, "[:@]"); print a[2] }'; }
+
+# "port id replicas" for every master holding slots: the replicas CLUSTER NODES gives it (not failed).
+masters_and_replicas() {
+  awk '{ split($2, a, "[:@]"); port[$1] = a[2]; flags[$1] = $3; of[$1] = $4; slotted[$1] = NF >= 9 }
+    END {
+      for (id in port) {
+        if (flags[id] !~ /master/ || flags[id] ~ /fail/ || !slotted[id]) continue
+        n = 0
+        for (r in port) if (of[r] == id && flags[r] ~ /slave/ && flags[r] !~ /fail/) n++
+        print port[id], id, n
+      }
+    }'
+}
+
+# Prints where replication stands; succeeds once every master holding slots has each replica
+# CLUSTER NODES gives it online (synced: INFO replication state=online) and no node is a master
+# without slots (a replica not attached yet).
+replication_settled() {
+  local nodes port id expected online bare settled=0 states=()
+  nodes=$(cli "$CLUSTER_PORT" CLUSTER NODES 2>/dev/null) || { echo "no answer from $CLUSTER_HOST:$CLUSTER_PORT"; return 1; }
+  while read -r port id expected; do
+    online=$(cli "$port" INFO replication 2>/dev/null | grep -c '^slave[0-9]*:.*state=online' || true)
+    states+=("master $port $online/$expected replicas online")
+    ((online >= expected)) || settled=1
+  done < <(masters_and_replicas <<<"$nodes" | sort -n)
+  bare=$(awk '$3 ~ /master/ && $3 !~ /fail/ && NF < 9 { split($2, a, "[:@]"); printf " %s", a[2] }' <<<"$nodes")
+  if [[ -n $bare ]]; then states+=("not attached yet:$bare"); settled=1; fi
+  ((${#states[@]} > 0)) || { echo "no master holds slots"; return 1; }
+  local joined
+  joined=$(printf '%s; ' "${states[@]}")
+  echo "${joined%; }"
+  return $settled
+}
+
+# Waits (READY_TIMEOUT) until replication_settled, printing each new state on the way.
+wait_for_replicas() {
+  local deadline=$((SECONDS + READY_TIMEOUT)) state last=""
+  until state=$(replication_settled); do
+    if [[ $state != "$last" ]]; then echo "waiting for the replicas: $state"; last=$state; fi
+    ((SECONDS < deadline)) || die "timed out after ${READY_TIMEOUT}s waiting for the replicas ($state); see $CLUSTER_DIR/*/redis.log"
+    sleep 0.5
+  done
+  echo "replicas: $state"
+}
 
 start() {
   [[ -n ${REDIS_SERVER:-} ]] || die "set REDIS_SERVER=/path/to/redis-server (Redis 8, or 7.4 with module builds)"
@@ -110,6 +171,7 @@ start() {
     [[ -f $JSON_MODULE ]] || die "JSON_MODULE=$JSON_MODULE: no such file"
   fi
   CLI=$(find_cli)
+  EXTRA=${REDIS_EXTRA-$(default_extra)}
   local p known=0
   for p in $(ports); do
     if live_pid "$p" >/dev/null; then die "node $p is already running (PID $(live_pid "$p")): run '$0 stop' first"; fi
@@ -136,6 +198,7 @@ start() {
   fi
   wait_until "$READY_TIMEOUT" "cluster_state:ok on every node" cluster_ok
   echo "cluster_state:ok"
+  wait_for_replicas
   status
 }
 
@@ -168,6 +231,7 @@ owned_key() {
 check() {
   CLI=${CLI:-$(find_cli)}
   answers_ping "$CLUSTER_PORT" || die "no node answers on $CLUSTER_HOST:$CLUSTER_PORT: run '$0 start' first"
+  wait_for_replicas
   local failed=0 p key got list
   for p in $(masters); do
     key=$(owned_key "$p")
@@ -203,5 +267,5 @@ case ${1:-} in
   check) check ;;
   status) status ;;
   stop) stop ;;
-  *) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

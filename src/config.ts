@@ -25,6 +25,8 @@ const EnvSchema = t.Object({
   REDIS_URL: t.String({ pattern: "^rediss?://[^,\\s]+(,\\s*rediss?://[^,\\s]+)*$", default: "redis://127.0.0.1:6379" }),
   /** Replicas a Redis write must reach before it is acknowledged (WAIT); 0 = acknowledged once the master has it. */
   REDIS_WAIT_REPLICAS: t.Integer({ minimum: 0, maximum: 16, default: 0 }),
+  /** How long a Redis command may wait for its reply before the request answers 503 store_unavailable (src/store/redis/round-trips.ts). */
+  REDIS_COMMAND_TIMEOUT_MS: t.Integer({ minimum: 100, maximum: 600_000, default: 2000 }),
   JWT_SECRET: t.Optional(t.String({ minLength: 32 })),
   EMBEDDING_MODEL: t.String({ minLength: 1, default: DEFAULT_EMBEDDING_MODEL }),
   /** The OpenAI-compatible server of an `openai:<model>` EMBEDDING_MODEL ("/embeddings" is appended). */
@@ -71,7 +73,7 @@ export type Config = Settings & { JWT_SECRET: string };
 
 export class ConfigError extends Error {}
 
-const NUMERIC = new Set(["PORT", "FREE_TIER_CALLS", "DEDUP_SIMILARITY", "RATE_LIMIT_PER_MINUTE", "WORKERS", "CACHE_MAX_MB", "REDIS_WAIT_REPLICAS"]);
+const NUMERIC = new Set(["PORT", "FREE_TIER_CALLS", "DEDUP_SIMILARITY", "RATE_LIMIT_PER_MINUTE", "WORKERS", "CACHE_MAX_MB", "REDIS_WAIT_REPLICAS", "REDIS_COMMAND_TIMEOUT_MS"]);
 
 /** Reads the variables this service knows from `source`, converting numbers; empty strings count as unset. */
 function pickKnown(source: Record<string, string | undefined>): Record<string, unknown> {

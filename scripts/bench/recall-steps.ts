@@ -75,7 +75,7 @@ await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimen
 let callStart = 0;
 let on = false;
 let steps = new Map<string, { start: number; end: number }>();
-const STEPS = new Set(["freeCallsUsed", "reserveFreeCall", "searchText", "nearest", "embeddings", "relationCounts", "getMemories", "embed"]);
+const STEPS = new Set(["freeCallsUsed", "reserveFreeCall", "searchText", "nearest", "embeddings", "relationsAmong", "termStatistics", "getMemories", "embed"]);
 const step = (name: string, ms: number, startedAt: number) => {
   if (STEPS.has(name) && !steps.has(name)) steps.set(name, { start: startedAt - callStart, end: startedAt + ms - callStart });
 };

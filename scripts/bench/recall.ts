@@ -711,7 +711,7 @@ for (const p of phases) {
     out(`| ${label} | ${f(s.p50)} | ${f(s.p95)} | ${f(s.p99)} | ${f(s.mean)} | ${int(s.n)} |`);
   };
   row("**recall, server-side (Recall.run)**", p.server.recall);
-  const partNames = ["embed", "store.nearest", "store.searchText", "store.embeddings", "store.relationCounts", "store.recordAccess"];
+  const partNames = ["embed", "store.nearest", "store.searchText", "store.embeddings", "store.relationsAmong", "store.recordAccess"];
   for (const name of [...partNames, ...[...p.server.parts.keys()].filter((n) => !partNames.includes(n))]) {
     const h = p.server.parts.get(name);
     if (h) row(`&nbsp;&nbsp;↳ ${name}`, h);

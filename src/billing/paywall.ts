@@ -19,7 +19,8 @@ const REFUSALS = new Set(["payment_required", "invalid_payment", "payment_requir
  *
  *   1. read the payment (PAYMENT-SIGNATURE v2, else X-PAYMENT v1); none → 402 with requirements
  *   2. it must answer this route's requirements, and its payer must be the authenticated wallet
- *   3. reserve its nonce in the replay guard (a second use, even concurrent, → 402)
+ *   3. reserve its nonce in the replay guard, in the store (a second use, even concurrent or on
+ *      another process, → 402)
  *   4. verify with the facilitator, BEFORE any work
  *   5. run the work with its writes staged (StagingStore): nothing is stored yet
  *   6. settle with the facilitator; failure (refused or no answer) → 402, staged writes dropped
@@ -35,14 +36,17 @@ const REFUSALS = new Set(["payment_required", "invalid_payment", "payment_requir
  * be spent on another account's calls and each charge belongs to the account it served.
  */
 export class Paywall {
-  private readonly guard = new ReplayGuard();
+  /** kept in the store: every process and replica on it refuses a replay (replay-guard.ts) */
+  private readonly guard: ReplayGuard;
 
   constructor(
     private readonly freeTier: FreeTier,
     private readonly staging: StagingStore,
     /** null when PAYMENTS=off: after the free calls, paid endpoints answer 402 payments_disabled */
     private readonly x402: X402Server | null,
-  ) {}
+  ) {
+    this.guard = new ReplayGuard(staging);
+  }
 
   async charge<T>(
     wallet: string,
@@ -112,7 +116,7 @@ export class Paywall {
       throw await refuse({ error: "payer_mismatch", message: `the payment is signed by ${authorization.from}, not by the authenticated wallet ${wallet}; a wallet pays for its own calls` });
     }
     const key = ReplayGuard.key({ network: x402.network, asset: requirements.asset, payer: authorization.from, nonce: authorization.nonce });
-    if (!this.guard.reserve(key, Number(authorization.validBefore))) {
+    if (!(await this.guard.reserve(key, Number(authorization.validBefore)))) {
       throw await refuse({ error: "nonce_already_used", message: "this payment authorization has already been used (one authorization pays for one call); sign a new one" });
     }
 
@@ -162,7 +166,8 @@ export class Paywall {
       }
       return staged.result;
     } catch (error) {
-      if (!settling) this.guard.release(key);
+      // A claim that cannot be given back only expires: the payer signs a new authorization.
+      if (!settling) await this.guard.release(key).catch((cause: unknown) => log.warn(`[engram] x402: could not release a payment nonce: ${cause instanceof Error ? cause.message : cause}`));
       throw error;
     }
   }

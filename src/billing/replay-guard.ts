@@ -1,19 +1,19 @@
+import type { MemoryStore } from "../domain/store-port";
+
 /**
  * One payment authorization pays for one call. The guard holds each authorization's key
  * (network, asset, payer, nonce) from just before it is verified until it can no longer be
- * settled (its `validBefore`), so a replay (sequential or concurrent) is refused here
- * before the facilitator is asked. `reserve` is synchronous, so on one event loop exactly
- * one of several concurrent identical requests wins.
+ * settled (its `validBefore`), so a replay (sequential or concurrent) is refused here before
+ * the facilitator is asked.
  *
- * The guard is per process. Across several instances the chain itself still lets a nonce
- * settle once, and because work is committed only after settlement (paywall.ts) a replay
- * that wins verify on another instance fails to settle and stores nothing.
+ * The claim lives in the store (a table of the SQLite file, a Redis key with an expiry), and
+ * the store takes it atomically: of several concurrent uses of one authorization, in one
+ * process or in several on the same store (WORKERS, replicas), exactly one wins, and a replay
+ * never costs a facilitator round trip.
  */
 export class ReplayGuard {
-  private readonly held = new Map<string, number>();
-  private nextSweep = 0;
-
   constructor(
+    private readonly store: Pick<MemoryStore, "claimPaymentNonce" | "releasePaymentNonce">,
     private readonly now: () => number = Date.now,
     /** kept this long past validBefore, for clock skew between us and the chain */
     private readonly graceMs = 60_000,
@@ -23,28 +23,14 @@ export class ReplayGuard {
     return [parts.network, parts.asset, parts.payer, parts.nonce].map((p) => p.toLowerCase()).join("|");
   }
 
-  /** Takes the key until `validBeforeSeconds`; false when it is already held (a replay). */
-  reserve(key: string, validBeforeSeconds: number): boolean {
+  /** Takes the key until `validBeforeSeconds` (plus the grace); false when it is already held (a replay). */
+  reserve(key: string, validBeforeSeconds: number): Promise<boolean> {
     const now = this.now();
-    this.sweep(now);
-    const until = this.held.get(key);
-    if (until !== undefined && until > now) return false;
-    this.held.set(key, Math.max(validBeforeSeconds * 1000, now) + this.graceMs);
-    return true;
+    return this.store.claimPaymentNonce(key, Math.max(validBeforeSeconds * 1000, now) + this.graceMs, now);
   }
 
   /** Gives the key back: the authorization was not used (verification or the work failed). */
-  release(key: string): void {
-    this.held.delete(key);
-  }
-
-  get size(): number {
-    return this.held.size;
-  }
-
-  private sweep(now: number): void {
-    if (now < this.nextSweep) return;
-    this.nextSweep = now + 10_000;
-    for (const [key, until] of this.held) if (until <= now) this.held.delete(key);
+  release(key: string): Promise<void> {
+    return this.store.releasePaymentNonce(key);
   }
 }

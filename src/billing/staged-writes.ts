@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../domain/store-port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, MemoryStore, Page, QueryVector, StoredMemory, TermStatistics, TextHit, VectorHit } from "../domain/store-port";
 import type { Memory } from "../domain/memory";
 import type { Relation } from "../domain/relation";
 import type { HistoryEntry } from "../domain/history";
@@ -48,7 +48,7 @@ export class StagingStore implements MemoryStore {
     return undefined;
   }
 
-  // ---- pass-through: accounts, free tier, lifecycle, bulk scans ----
+  // ---- pass-through: accounts, free tier, payment nonces, lifecycle, bulk scans ----
 
   bindEmbeddingModel(model: EmbeddingModelInfo, force?: boolean): Promise<void> {
     return this.inner.bindEmbeddingModel(model, force);
@@ -70,6 +70,12 @@ export class StagingStore implements MemoryStore {
   }
   freeCallsUsed(wallet: string): Promise<number> {
     return this.inner.freeCallsUsed(wallet);
+  }
+  claimPaymentNonce(key: string, untilMs: number, now: number): Promise<boolean> {
+    return this.inner.claimPaymentNonce(key, untilMs, now);
+  }
+  releasePaymentNonce(key: string): Promise<void> {
+    return this.inner.releasePaymentNonce(key);
   }
   stats(userId: string, now: number): Promise<Stats> {
     return this.inner.stats(userId, now);
@@ -187,6 +193,10 @@ export class StagingStore implements MemoryStore {
     return set.overlay(hits, (h) => h.memory, now).map((h) => (set.memories.has(h.memory.id) ? { memory: h.memory, bm25: h.bm25 } : h));
   }
 
+  termStatistics(userId: string, terms: string[], now: number): Promise<TermStatistics> {
+    return this.inner.termStatistics(userId, terms, now);
+  }
+
   countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number> {
     return this.inner.countText(userId, terms, filter, now);
   }
@@ -218,15 +228,14 @@ export class StagingStore implements MemoryStore {
     return [...staged, ...live];
   }
 
-  async relationCounts(userId: string, ids: string[], now: number): Promise<Map<string, number>> {
+  async relationsAmong(userId: string, ids: string[], now: number): Promise<Relation[]> {
     const set = this.staged();
-    const counts = await this.inner.relationCounts(userId, ids, now);
-    if (!set) return counts;
-    for (const { userId: owner, relation } of set.relations) {
-      if (owner !== userId) continue;
-      for (const id of new Set([relation.source_id, relation.target_id])) if (counts.has(id)) counts.set(id, counts.get(id)! + 1);
-    }
-    return counts;
+    const committed = await this.inner.relationsAmong(userId, ids, now);
+    if (!set) return committed;
+    const wanted = new Set(ids);
+    const staged = set.relations.filter(({ userId: owner, relation: r }) => owner === userId && (wanted.has(r.source_id) || wanted.has(r.target_id))).map((s) => s.relation);
+    const live = committed.filter((r) => !set.deleted.has(r.source_id) && !set.deleted.has(r.target_id));
+    return [...staged, ...live];
   }
 }
 

@@ -1,9 +1,10 @@
-import type { MemoryFilter, MemoryRef, MemoryStore, QueryVector } from "./store-port";
+import type { MemoryFilter, MemoryRef, MemoryStore, QueryVector, TermStatistics, TextHit } from "./store-port";
 import type { Memory } from "./memory";
 import type { Relation } from "./relation";
 import { untimed, type Clock, type StageTimer, type TextEmbedder } from "./ports";
-import { cosineBackground, keywordMatch, queryMatch, relativeRelevance, score, vectorSimilarity, type Signals } from "./scoring";
-import { cosine, queryTerms } from "./text";
+import { cosineBackground, keywordMatch, keywordTrust, queryMatch, relativeRelevance, score, termCoverage, vectorSimilarity, type Signals } from "./scoring";
+import { cosine, indexTerms, queryTerms } from "./text";
+import { settleReplacements, meetsFilter, relationCounts, replacements } from "./supersession";
 
 export interface RecallRequest {
   query: string;
@@ -22,6 +23,8 @@ export interface RankedMemory {
   memory: MemoryRef;
   similarity: number;
   signals: Signals;
+  /** the newer memory that replaces this one (supersession.ts), when there is one */
+  superseded_by?: string;
 }
 
 export interface RecalledMemory extends RankedMemory {
@@ -33,6 +36,8 @@ export interface RecalledMemory extends RankedMemory {
 const CANDIDATES_PER_RESULT = 4;
 const MIN_CANDIDATES = 40;
 const MAX_CANDIDATES = 400;
+/** Best keyword hits read for keywordTrust when several tie. */
+const MAX_TIED = 8;
 
 /**
  * Hybrid recall: the engine supplies vector neighbours and BM25 hits under the same filters;
@@ -54,14 +59,11 @@ export class Recall {
     // Candidates rarely have relations: the records of the best ones as ranked without relation counts
     // are read together with the counts (one engine round trip instead of two). Only when some count
     // is not zero is the ranking redone with them, and its records read unless they are those already read.
-    const guess = this.timer.time("scoring", () => kept(candidates.rank(new Map())));
+    const guess = this.timer.time("scoring", () => kept(candidates.rank([])));
     const guessIds = guess.slice(0, request.limit).map((r) => r.memory.id);
     const results = await this.timer.time("records", async () => {
-      const [relationCounts, guessRecords] = await Promise.all([
-        this.store.relationCounts(userId, candidates.ids, now),
-        this.store.getMemories(userId, guessIds, now),
-      ]);
-      const ranked = [...relationCounts.values()].some((n) => n !== 0) ? kept(candidates.rank(relationCounts)) : guess;
+      const [relations, guessRecords] = await Promise.all([this.related(userId, candidates, request, now), this.store.getMemories(userId, guessIds, now)]);
+      const ranked = relations.length > 0 ? kept(candidates.rank(relations)) : guess;
       return this.materialize(userId, ranked, request.limit, now, request.accept, new Map(guessRecords.map((m) => [m.id, m])));
     });
     if (request.record_access) await this.store.recordAccess(userId, results.map((r) => r.memory.id), now);
@@ -101,60 +103,116 @@ export class Recall {
   /** All candidates, scored and sorted best first. */
   async rank(userId: string, request: Pick<RecallRequest, "query" | "limit" | "filter">, vector: QueryVector, now: number): Promise<RankedMemory[]> {
     const candidates = await this.candidates(userId, request, vector, now);
-    return candidates.rank(await this.store.relationCounts(userId, candidates.ids, now));
+    return candidates.rank(await this.related(userId, candidates, request, now));
   }
 
   /**
-   * The candidates of `rank` with everything scoring reads but their relation counts; `rank(counts)`
+   * The relations among the candidates. A memory that replaces a candidate (supersession.ts) joins
+   * the candidates when it meets the request's filter, so that recall answers with the current
+   * value even when the question's words and vector found only the former one.
+   */
+  private async related(userId: string, candidates: Candidates, request: Pick<RecallRequest, "filter" | "accept">, now: number): Promise<Relation[]> {
+    const relations = await this.store.relationsAmong(userId, candidates.ids, now);
+    const replacing = relations.filter((r) => (r.relation_type === "supersedes" || r.relation_type === "contradicts") && candidates.has(r.target_id));
+    const missing = [...new Set(replacing.map((r) => r.source_id).filter((id) => !candidates.has(id)))];
+    if (missing.length === 0) return relations;
+    const [records, vectors] = await Promise.all([this.store.getMemories(userId, missing, now), this.store.embeddings(userId, missing)]);
+    candidates.add(records.filter((m) => meetsFilter(m, request.filter) && (request.accept?.(m) ?? true)), vectors);
+    return relations;
+  }
+
+  /**
+   * How far this query's keyword hits are trusted (keywordTrust): from the share of the query's IDF
+   * mass that the best hit holds, read from its content (the engines answer scores, not which
+   * terms matched). Hits tied with the best count as the best (the most covering of them).
+   */
+  private async keywordTrust(userId: string, terms: string[], hits: TextHit[], statistics: TermStatistics | null, now: number): Promise<number> {
+    if (hits.length === 0 || statistics === null) return 1;
+    const best = hits[0]!.bm25;
+    const tied = hits.filter((h) => h.bm25 >= best).slice(0, MAX_TIED).map((h) => h.memory.id);
+    const records = await this.store.getMemories(userId, tied, now);
+    const coverage = Math.max(0, ...records.map((m) => termCoverage(statistics, heldTerms(m.content, terms))));
+    return keywordTrust(coverage);
+  }
+
+  /**
+   * The candidates of `rank` with everything scoring reads but their relations; `rank(relations)`
    * scores and sorts them. The keyword search needs no vector to start: it is sent first, while the
    * query vector may still be on its way (the embedder runs in a worker), and gets the vector for
    * its hits' cosines once it is there; the vector search follows it.
    */
-  private async candidates(
-    userId: string,
-    request: Pick<RecallRequest, "query" | "limit" | "filter">,
-    vector: QueryVector,
-    now: number,
-  ): Promise<{ ids: string[]; rank: (relationCounts: Map<string, number>) => RankedMemory[] }> {
+  private async candidates(userId: string, request: Pick<RecallRequest, "query" | "limit" | "filter">, vector: QueryVector, now: number): Promise<Candidates> {
     const k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit * CANDIDATES_PER_RESULT));
     const terms = queryTerms(request.query);
-    const [textHits, near, queryVector] = await Promise.all([
+    const [textHits, near, queryVector, statistics] = await Promise.all([
       this.timer.time("keyword_search", () => this.store.searchText(userId, terms, request.filter, k, now, vector)),
       // A query of words the model does not know embeds to zeros: no direction, so no neighbours (a
       // cosine engine would answer NaN distances, another arbitrary rows at similarity 0).
       Promise.resolve(vector).then((v) => (isZero(v) ? [] : this.timer.time("vector_search", () => this.store.nearest(userId, v, request.filter, k, now)))),
       vector,
+      terms.length > 0 ? this.store.termStatistics(userId, terms, now) : null,
     ]);
     const cosines = new Map(near.map((h) => [h.memory.id, h.similarity]));
     for (const h of textHits) if (h.similarity !== undefined && !cosines.has(h.memory.id)) cosines.set(h.memory.id, h.similarity);
-    const candidates = new Map<string, MemoryRef>([...near, ...textHits].map((h) => [h.memory.id, h.memory]));
+    const refs = new Map<string, MemoryRef>([...near, ...textHits].map((h) => [h.memory.id, h.memory]));
     const textOnly = textHits.map((h) => h.memory.id).filter((id) => !cosines.has(id));
-    for (const [id, vector] of await this.store.embeddings(userId, textOnly)) cosines.set(id, cosine(queryVector, vector));
-    // Each candidate's query match, computed by the first ranking: scoring is a stage the caller times.
+    const [textVectors, trust] = await Promise.all([this.store.embeddings(userId, textOnly), this.keywordTrust(userId, terms, textHits, statistics, now)]);
+    for (const [id, vector] of textVectors) cosines.set(id, cosine(queryVector, vector));
+    const bm25 = new Map(textHits.map((h) => [h.memory.id, h.bm25]));
+    const bestBm25 = Math.max(0, ...bm25.values());
+    const background = cosineBackground(near.map((h) => h.similarity), k);
+    // Each candidate's query match, computed by the first ranking (scoring is a stage the caller times) and again after `add`.
     const matchAll = () => {
-      const bm25 = new Map(textHits.map((h) => [h.memory.id, h.bm25]));
-      const bestBm25 = Math.max(0, ...bm25.values());
-      const background = cosineBackground(near.map((h) => h.similarity), k);
       const bestCosine = Math.max(0, ...cosines.values());
-      const matched = [...candidates.values()].map((memory) => {
+      const matched = [...refs.values()].map((memory) => {
         const vector = vectorSimilarity(cosines.get(memory.id) ?? 0, background, bestCosine);
-        const keyword = keywordMatch(bm25.get(memory.id) ?? 0, bestBm25);
+        const keyword = keywordMatch(bm25.get(memory.id) ?? 0, bestBm25, trust);
         return { memory, vector, keyword, match: queryMatch(vector, keyword) };
       });
       return { matched, bestMatch: Math.max(0, ...matched.map((m) => m.match)) };
     };
     let matches: ReturnType<typeof matchAll> | null = null;
-    const rank = (relationCounts: Map<string, number>) => {
-      const { matched, bestMatch } = (matches ??= matchAll());
-      return matched
-        .map(({ memory, vector, keyword, match }) => {
-          const evidence = { memory, vector, keyword, relevance: relativeRelevance(match, bestMatch), relationCount: relationCounts.get(memory.id) ?? 0 };
+    return {
+      get ids() {
+        return [...refs.keys()];
+      },
+      has: (id) => refs.has(id),
+      add(memories, vectors) {
+        for (const memory of memories) {
+          refs.set(memory.id, memory);
+          const v = vectors.get(memory.id);
+          if (v) cosines.set(memory.id, cosine(queryVector, v));
+        }
+        matches = null;
+      },
+      rank(relations) {
+        const { matched, bestMatch } = (matches ??= matchAll());
+        const counts = relationCounts(relations, [...refs.keys()]);
+        const ranked: RankedMemory[] = matched.map(({ memory, vector, keyword, match }) => {
+          const evidence = { memory, vector, keyword, relevance: relativeRelevance(match, bestMatch), relationCount: counts.get(memory.id) ?? 0 };
           return { memory, ...score(evidence, now) };
-        })
-        .sort((a, b) => b.similarity - a.similarity || a.memory.id.localeCompare(b.memory.id));
+        });
+        if (relations.length > 0) settleReplacements(ranked, replacements(relations, (id) => refs.get(id)?.created_at));
+        return ranked.sort((a, b) => b.similarity - a.similarity || a.memory.id.localeCompare(b.memory.id));
+      },
     };
-    return { ids: [...candidates.keys()], rank };
   }
 }
 
+/** The candidates of one query: everything scoring reads but the relations, which `rank` is given. */
+interface Candidates {
+  readonly ids: string[];
+  has(id: string): boolean;
+  /** memories that were not found by either search (replacements), with their embeddings; their keyword signal is 0 */
+  add(memories: MemoryRef[], vectors: Map<string, Float32Array>): void;
+  /** scored and sorted best first; a replaced memory below its replacement */
+  rank(relations: Relation[]): RankedMemory[];
+}
+
 const isZero = (vector: Float32Array) => vector.every((x) => x === 0);
+/** Which of the query's terms (stemmed words) a memory's content holds. */
+function heldTerms(content: string, terms: string[]): boolean[] {
+  const words = new Set(indexTerms(content));
+  return terms.map((term) => words.has(term));
+}
+

@@ -3,6 +3,7 @@ import type { Clock } from "./ports";
 import { checkMetadata, type RelationType } from "./memory";
 import { invalid, notFound, DomainError } from "./errors";
 import { withDirection, type ListedRelation, type Relation } from "./relation";
+import { lineageOf, type Lineage } from "./supersession";
 
 /** Typed links between two active memories of the same user. */
 export class Relations {
@@ -45,6 +46,15 @@ export class Relations {
     const otherIds = [...new Set(relations.map((r) => (r.source_id === memoryId ? r.target_id : r.source_id)))];
     const others = new Map((await this.store.getMemories(userId, otherIds, this.clock())).map((m) => [m.id, m]));
     return relations.map((r) => withDirection(r, memoryId, others));
+  }
+
+  /** What replaces the memory and what it replaces (supersession.ts); the memory must exist. */
+  async lineage(userId: string, memoryId: string): Promise<Lineage> {
+    const now = this.clock();
+    const relations = await this.store.relationsOf(userId, memoryId, now);
+    const ends = [...new Set([memoryId, ...relations.flatMap((r) => [r.source_id, r.target_id])])];
+    const created = new Map((await this.store.getMemories(userId, ends, now)).map((m) => [m.id, m.created_at]));
+    return lineageOf(memoryId, relations, (id) => created.get(id));
   }
 
   async delete(userId: string, memoryId: string, relationId: string): Promise<void> {

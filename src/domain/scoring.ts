@@ -1,6 +1,7 @@
 import { t, type Static } from "elysia";
 import type { Memory } from "./memory";
 import { ageDays, typeDecay } from "./decay";
+import type { TermStatistics } from "./store-port";
 
 export const Signals = t.Object({
   vector: t.Number(),
@@ -32,19 +33,21 @@ export interface Evidence {
  * anisotropic (any two texts have a cosine well above 0), so raw cosine gives every candidate much
  * of the vector weight; measured from the neighbourhood, only memories closer than a typical
  * neighbour get vector credit, whatever the model, the wallet's size or its topic mix.
- * The ceiling is halfway between the query's best cosine (`best`) and a perfect 1. A sentence
- * encoder gives even a true paraphrase a cosine far below 1, so a ceiling of 1 left the best
- * semantic match a fraction of the weight that the best keyword match always gets (keywordMatch
- * is relative to the best hit), and distractors sharing the question's words outranked it; the
- * best cosine alone as the ceiling gives full credit to a best match that is barely above the
- * background. Halfway, measured on the three quality sets at 1k and 10k: paraphrase R@5 +11 points
- * at 1k, RealMem and facts unchanged within one question (docs/retrieval.md).
+ * The ceiling lies VECTOR_CEILING of the way from the query's best cosine (`best`) to a perfect 1. A
+ * sentence encoder gives even a true paraphrase a cosine far below 1, so a ceiling of 1 left the
+ * best semantic match a fraction of the weight that a good keyword match gets; the best cosine
+ * alone as the ceiling gives full credit to a best match that is barely above the background.
+ * Both ends are the model's and the wallet's own statistics, so the map needs no per-model constant.
  */
 export function vectorSimilarity(cosine: number, background: number, best: number): number {
   const floor = Math.min(Math.max(background, 0), 0.99);
-  const ceiling = (1 + Math.max(best, floor)) / 2;
+  const top = Math.max(best, floor);
+  const ceiling = top + VECTOR_CEILING * (1 - top);
   return Math.min(1, Math.max(0, (cosine - floor) / (ceiling - floor)));
 }
+
+/** Where vectorSimilarity's ceiling lies between the best cosine (0) and 1 (1): halfway (docs/retrieval.md › Why the ceiling). */
+export const VECTOR_CEILING = 0.5;
 
 /**
  * The background for vectorSimilarity: the median of the `k` neighbours asked for, a neighbour the
@@ -59,14 +62,50 @@ export function cosineBackground(neighbourCosines: number[], k: number): number 
 }
 
 /**
- * BM25 normalized to 0..1: the score relative to the best hit of the same query. The ratio makes
- * engines' BM25 scales comparable. (An earlier version also multiplied by the share of query terms
- * present; measured on both quality sets, it ranked worse: BM25's IDF already weighs the terms.)
+ * BM25 normalized to 0..1: the score relative to the best hit of the same query (the ratio makes
+ * engines' BM25 scales comparable), times how far this query's keyword hits can be trusted
+ * (`trust`, keywordTrust). Relative to the best hit alone, a question whose only shared word is a
+ * name or a common word handed its best hit a full 1 and outvoted the vector.
  */
-export function keywordMatch(bm25: number, bestBm25: number): number {
+export function keywordMatch(bm25: number, bestBm25: number, trust = 1): number {
   if (bm25 <= 0 || bestBm25 <= 0) return 0;
-  return Math.min(1, bm25 / bestBm25);
+  return Math.min(1, bm25 / bestBm25) * trust;
 }
+
+/** A term's inverse document frequency (BM25's, in the form that never goes negative). */
+export function idf(documents: number, frequency: number): number {
+  const n = Math.min(frequency, documents);
+  return Math.log(1 + (documents - n + 0.5) / (n + 0.5));
+}
+
+/**
+ * The share of the query's IDF mass that a memory holds: `held[i]` says whether it contains query
+ * term i. 1 when it holds every term; small when it holds only frequent ones ("user", "morning") or
+ * one name among rare words it lacks. A term no memory holds still counts: it is part of what the
+ * question asks, and only the vector can answer it.
+ */
+export function termCoverage(stats: TermStatistics, held: boolean[]): number {
+  let total = 0;
+  let covered = 0;
+  stats.frequencies.forEach((frequency, i) => {
+    const weight = idf(Math.max(stats.documents, frequency), frequency);
+    total += weight;
+    if (held[i]) covered += weight;
+  });
+  return total > 0 ? covered / total : 0;
+}
+
+/**
+ * The keyword signal's weight for one query: full when the best keyword hit holds at least
+ * FULL_TRUST_COVERAGE of the query's IDF mass, proportionally less below. A best hit that shares only
+ * a name or a common word with the question is weak evidence, so the vector leads; one that holds
+ * the question's rare words leads itself. Measured on four sets: docs/retrieval.md › Calibration.
+ */
+export function keywordTrust(bestCoverage: number): number {
+  return Math.min(1, bestCoverage / FULL_TRUST_COVERAGE);
+}
+
+export const FULL_TRUST_COVERAGE = 0.4;
 
 export const recency = (age: number) => Math.exp(-age / 30);
 export const accessBoost = (accessCount: number) => Math.min(1 + accessCount * 0.1, 2);

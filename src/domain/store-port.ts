@@ -53,6 +53,13 @@ export interface TextHit {
   similarity?: number;
 }
 
+/** What the keyword calibration reads of a wallet (see termCoverage): its memories and how many of them hold each term. */
+export interface TermStatistics {
+  documents: number;
+  /** per term, in the order the terms were asked for */
+  frequencies: number[];
+}
+
 export interface VectorHit {
   memory: MemoryRef;
   /** cosine similarity, -1..1 */
@@ -106,6 +113,14 @@ export interface MemoryStore {
   /** Gives back a reserved call (the request failed). */
   releaseFreeCall(wallet: string): Promise<void>;
   freeCallsUsed(wallet: string): Promise<number>;
+  /**
+   * Atomically claims a payment authorization's key (src/billing/replay-guard.ts) until `untilMs`
+   * (epoch ms; `now` is the caller's clock): true when this call took it, false while a claim of it
+   * holds. Kept in the store, so every process and replica on it sees every claim.
+   */
+  claimPaymentNonce(key: string, untilMs: number, now: number): Promise<boolean>;
+  /** Gives a claim back (the authorization was not used). */
+  releasePaymentNonce(key: string): Promise<void>;
 
   insertMemories(items: StoredMemory[]): Promise<void>;
   /** Replaces a memory's record (and embedding/hash when its content changed), recording the history entry, atomically. */
@@ -122,6 +137,12 @@ export interface MemoryStore {
    * the vector only once it needs it.
    */
   searchText(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number, vector?: QueryVector): Promise<TextHit[]>;
+  /**
+   * The wallet's memories and, per term (plain words), how many of them contain it: every memory
+   * of the wallet the keyword index holds, whatever the filter, so that both engines give the same
+   * statistics (and the same calibrated keyword signal) for the same data.
+   */
+  termStatistics(userId: string, terms: string[], now: number): Promise<TermStatistics>;
   /** How many memories searchText could return (a separate call: recall does not pay for counting). */
   countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number>;
   /**
@@ -139,7 +160,8 @@ export interface MemoryStore {
   createRelation(userId: string, relation: Relation): Promise<void>;
   /** Relations touching the memory whose other end is active too, newest first. */
   relationsOf(userId: string, memoryId: string, now: number): Promise<Relation[]>;
-  relationCounts(userId: string, ids: string[], now: number): Promise<Map<string, number>>;
+  /** Relations touching any of `ids` whose both ends are active (each once). */
+  relationsAmong(userId: string, ids: string[], now: number): Promise<Relation[]>;
   deleteRelation(userId: string, memoryId: string, relationId: string): Promise<boolean>;
 
   stats(userId: string, now: number): Promise<Stats>;

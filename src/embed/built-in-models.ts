@@ -31,9 +31,23 @@ export function builtInModelDir(id: string, cacheDir: string): string {
   return builtIn(id).dir(cacheDir);
 }
 
-/** Builds the model's folder unless a current one is there (seconds, once per machine). */
-export function ensureBuiltInModel(id: string, cacheDir: string): Promise<FolderBuildResult> {
-  return builtIn(id).ensure(cacheDir);
+/**
+ * Builds the model's folder unless a current one is there (seconds, once per machine). A failed build
+ * names the model and the folder: in a container image the weight packages are gone (the image
+ * carries the models it was built with), so the bare cause would be a module that cannot be found.
+ */
+export async function ensureBuiltInModel(id: string, cacheDir: string): Promise<FolderBuildResult> {
+  const model = builtIn(id);
+  try {
+    return await model.ensure(cacheDir);
+  } catch (error) {
+    const cause = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `the built-in model ${id} is not in ${cacheDir} and cannot be built there (${cause}); an image built from the ` +
+        `Dockerfile carries only the models of its MODELS build argument (docs/deployment.md › The image)`,
+      { cause: error },
+    );
+  }
 }
 
 function builtIn(id: string): BuiltInModel {

@@ -1,26 +1,16 @@
+import "./onnx-telemetry.ts"; // on the main thread, before the embedding worker loads onnxruntime
 import { resolve } from "node:path";
 import type { FactSignature } from "../domain/fact-signature.ts";
-import type { FactReader } from "../domain/ports.ts";
 import type { Settings } from "../config.ts";
 import type { EmbedReply, FromWorker, ReadyReply, ToWorker } from "./protocol.ts";
+import type { Embedder } from "./embedder-port.ts";
 import { FactThread } from "./fact-thread.ts";
 import { startOpenAIEmbedder } from "./openai-embedder.ts";
 import { openaiModelName } from "./openai-spec.ts";
 import { embedBatchTexts } from "../metrics/registry.ts";
 
-export interface Embedder extends FactReader {
-  readonly modelId: string; // e.g. "glove-sif-100d"
-  readonly dimension: number; // e.g. 100
-  /**
-   * Embeds texts; vectors are L2-normalized Float32Array (each with its own
-   * buffer); tokens = non-padding tokens per text. A text with no known word
-   * (e.g. "" or only unknown words) gets the all-zero vector, never NaN.
-   */
-  embed(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: number[] }>;
-  /** Fact signatures read off the main thread (FactReader: fact-thread.ts). */
-  factSignatures(texts: string[]): Promise<FactSignature[]>;
-  close(): Promise<void>;
-}
+/** The interface, from here too: the service starts an embedder and names its type from this module. */
+export type { Embedder };
 
 export interface EmbedderStats {
   /** Batches sent to the worker. */

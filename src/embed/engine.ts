@@ -1,3 +1,4 @@
+import "./onnx-telemetry.ts"; // before transformers.js loads onnxruntime
 import { existsSync } from "node:fs";
 import { env, pipeline, Tensor, type FeatureExtractionPipeline } from "@huggingface/transformers";
 import { loadFailureMessage, type ModelSource } from "./model-spec.ts";

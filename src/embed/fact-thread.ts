@@ -14,8 +14,8 @@ export interface FactThreadOptions {
    * Texts one worker reads before a fresh one takes over. wink-nlp adds every word its lexicon
    * lacks (ids, numbers, names) to its instance for good, and the worker's heap keeps growing with
    * it: a worker that read 50,000 texts with an id and a number each held 132–145 MiB, one that had
-   * only loaded the model ~50 MiB (scripts/bench/english-memory.ts). A fresh worker costs ~0.5 s
-   * of the other core's time, started ahead and warmed before it takes over.
+   * only loaded the model ~50 MiB (scripts/bench/english-memory.ts at 815dec2). A fresh worker
+   * costs ~0.5 s of the other core's time, started ahead and warmed before it takes over.
    */
   textsPerWorker?: number;
   /**

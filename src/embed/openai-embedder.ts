@@ -1,7 +1,7 @@
 import type { FactSignature } from "../domain/fact-signature.ts";
 import { EmbeddingUnavailable } from "../domain/ports.ts";
 import { estimateTokens } from "../domain/text.ts";
-import type { Embedder } from "./embedder.ts";
+import type { Embedder } from "./embedder-port.ts";
 import { OpenAIClient, type OpenAIClientOptions } from "./openai-client.ts";
 import { openaiModelName } from "./openai-spec.ts";
 import { FactThread } from "./fact-thread.ts";

@@ -1,3 +1,4 @@
+import "./onnx-telemetry.ts"; // before transformers.js loads onnxruntime
 import { resolve } from "node:path";
 import { encodeOnnxModel } from "./onnx-proto.ts";
 import { buildModelFolder, ensureModelFolder, type FolderBuild, type FolderBuildResult, type ModelFiles } from "./model-folder.ts";
@@ -23,7 +24,7 @@ export { USE_MODEL_ID };
  */
 
 /** Bump when the construction changes: folders with another version are rebuilt. */
-export const USE_BUILD_VERSION = 3;
+export const USE_BUILD_VERSION = 4;
 
 /** SentencePiece's word-boundary mark; USE's tokenizer turns every space into it and prefixes one. */
 const SEPARATOR = "\u2581";

@@ -1,3 +1,4 @@
+import "./onnx-telemetry.ts"; // before onnxruntime loads
 import * as ort from "onnxruntime-node";
 import type { PreTrainedTokenizer } from "@huggingface/transformers";
 import type { Projection } from "./use-graph.ts";

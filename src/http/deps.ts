@@ -6,6 +6,7 @@ import { Recall } from "../domain/recall";
 import { Relations } from "../domain/relations";
 import { ContextAssembler } from "../domain/context";
 import { Ingest } from "../domain/ingest/ingest";
+import { AutoRelate } from "../domain/auto-relate";
 import { configuredLanguageTools } from "../llm/configured";
 import { log } from "../log";
 import { SessionTokens } from "../auth/session-token";
@@ -32,6 +33,7 @@ export interface AppDeps {
   relations: Relations;
   context: ContextAssembler;
   ingest: Ingest;
+  autoRelate: AutoRelate;
   freeTier: FreeTier;
   paywall: Paywall;
 }
@@ -47,6 +49,7 @@ export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmb
   const { extractor, summarizer } = configuredLanguageTools(config);
   const memories = new Memories(store, embedder, clock, config.DEDUP_SIMILARITY, embedder.factSignatures ? (embedder as FactReader) : undefined);
   const relations = new Relations(store, clock);
+  const autoRelate = new AutoRelate(store, relations, clock);
   const tokens = new SessionTokens(config.JWT_SECRET);
   return {
     config,
@@ -60,7 +63,8 @@ export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmb
     recall,
     context: new ContextAssembler(store, embedder, recall, clock, summarizer, log.warn),
     relations,
-    ingest: new Ingest(extractor, memories, relations, store, clock),
+    ingest: new Ingest(extractor, memories, autoRelate),
+    autoRelate,
     freeTier,
     paywall: new Paywall(freeTier, staging, X402Server.fromConfig(config)),
   };

@@ -136,6 +136,13 @@ function domainReply(error: DomainError): ErrorReply {
 }
 
 /**
+ * The Retry-After of a store outage, in seconds. How long one lasts is unknown here (a connection
+ * back in milliseconds, a failover in 8–10 s: docs/deployment.md › Redis Cluster); a client that
+ * retries every second with backoff is served within about a second of the store's return.
+ */
+const STORE_RETRY_AFTER_S = 1;
+
+/**
  * Maps anything thrown while handling a request to a status and nested JSON body. Unknown errors
  * (and a response our own schema rejects) are 500 with no internals; the caller logs them.
  */
@@ -147,7 +154,8 @@ export function toErrorReply(code: string | number, error: unknown): { reply: Er
     return { reply: { status: 503, body: errorBody(503, "the embedding provider is unavailable; try again later", { reason: "embedding_unavailable" }) }, unexpected: true };
   }
   if (error instanceof StoreUnavailable) {
-    return { reply: { status: 503, body: errorBody(503, "the data store is unavailable; try again later", { reason: "store_unavailable" }) }, unexpected: true };
+    const body = errorBody(503, "the data store is unavailable; try again later", { reason: "store_unavailable" });
+    return { reply: { status: 503, body, headers: { "retry-after": String(STORE_RETRY_AFTER_S) } }, unexpected: true };
   }
   if (error instanceof WriteNotReplicated) {
     const details = { reason: "not_replicated", replicas_acknowledged: error.acknowledged, replicas_required: error.required };

@@ -40,10 +40,16 @@ export const [ExportedMemory, exported] = withTags([
 
 export const RecalledMemorySchema = t.Composite([
   t.Pick(Memory, ["id", "content", "metadata", "importance", "namespace", "memory_type", "session_id", "agent_id", "created_at", "access_count", "pinned", "immutable"]),
-  t.Object({ tags: Tags, similarity: t.Number(), _signals: Signals, relations: t.Optional(t.Array(ListedRelation)) }),
+  t.Object({
+    tags: Tags,
+    similarity: t.Number(),
+    _signals: Signals,
+    superseded_by: t.Optional(t.String({ format: "uuid", description: "present when a newer memory replaces this one: that memory's id (it ranks above this one)" })),
+    relations: t.Optional(t.Array(ListedRelation)),
+  }),
 ]);
 /** `relations`: the memory's relations as listed (with include_relations). */
-export const recalled = ({ memory: m, similarity, signals }: RecalledMemory, relations?: ListedRelation[]) => ({
+export const recalled = ({ memory: m, similarity, signals, superseded_by }: RecalledMemory, relations?: ListedRelation[]) => ({
   id: m.id,
   content: m.content,
   similarity,
@@ -59,5 +65,6 @@ export const recalled = ({ memory: m, similarity, signals }: RecalledMemory, rel
   immutable: m.immutable,
   tags: tagsOf(m),
   _signals: signals,
+  ...(superseded_by && { superseded_by }),
   ...(relations && { relations }),
 });

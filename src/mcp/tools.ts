@@ -12,6 +12,7 @@ import { recallAnswer, RecallBody, searchAnswer, SearchBody } from "../http/oper
 import { ingestAnswer, IngestBody } from "../http/operations/ingest";
 import { exportAnswer, exportFilter, ExportOptions, namespacesAnswer } from "../http/operations/export";
 import { storeBatchAnswer, StoreBatchBody } from "../http/operations/store";
+import { memoryAnswer } from "../http/operations/memory";
 import { suggestedAnswer } from "../http/operations/suggested";
 import { graphAnswer } from "../http/operations/graph";
 
@@ -161,9 +162,7 @@ export const TOOLS: Tool[] = [
     rest: "GET /v1/memories/:id",
     input: Id,
     readOnly: true,
-    async run({ deps, userId }, { id }) {
-      return memoryView(deps.embedder.modelId)(await deps.memories.get(userId, id));
-    },
+    run: ({ deps, userId }, { id }) => memoryAnswer(deps, userId, id),
     text: (m) => `${line(m)}\n${JSON.stringify({ metadata: m.metadata, importance: m.importance, session_id: m.session_id, agent_id: m.agent_id, created_at: m.created_at, updated_at: m.updated_at })}`,
   }),
   tool({

@@ -5,7 +5,7 @@ import { SqliteStore } from "./sqlite/sqlite-store";
 import { RedisStore } from "./redis/redis-store";
 
 /** The configured engine. */
-export async function openStore(config: Pick<Config, "STORE" | "DATA_DIR" | "REDIS_URL" | "REDIS_WAIT_REPLICAS" | "WORKERS" | "CACHE_MAX_MB">): Promise<MemoryStore> {
+export async function openStore(config: Pick<Config, "STORE" | "DATA_DIR" | "REDIS_URL" | "REDIS_WAIT_REPLICAS" | "REDIS_COMMAND_TIMEOUT_MS" | "WORKERS" | "CACHE_MAX_MB">): Promise<MemoryStore> {
   switch (config.STORE) {
     case "sqlite": {
       const maxCachedBytes = config.CACHE_MAX_MB * 2 ** 20;
@@ -17,6 +17,6 @@ export async function openStore(config: Pick<Config, "STORE" | "DATA_DIR" | "RED
       return new SqliteStore(config.DATA_DIR, { vectorIndex: { maxCachedBytes, offloadMinRows, boundRss: true } });
     }
     case "redis":
-      return RedisStore.connect(config.REDIS_URL, { keyPrefix: "engram:", waitReplicas: config.REDIS_WAIT_REPLICAS });
+      return RedisStore.connect(config.REDIS_URL, { keyPrefix: "engram:", waitReplicas: config.REDIS_WAIT_REPLICAS, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
   }
 }

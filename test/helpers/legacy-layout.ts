@@ -4,6 +4,7 @@ import type { Relation } from "../../src/domain/relation";
 import { Keys, LegacyKeys } from "../../src/store/redis/keys";
 import { docJson, expiresMs, toDoc } from "../../src/store/redis/memory-doc";
 import type { Command, Commands } from "../../src/store/redis/nodes";
+import { hasCommand } from "./redis-commands";
 
 /**
  * Writes a store as the engine wrote it in key layout 1 (no hash tags, one global sequence), for
@@ -31,23 +32,28 @@ export interface LegacyMemory {
 /** Commands sent at most this many at a time (one pipeline each). */
 const CHUNK = 2000;
 
+/**
+ * An access field takes its memory's expiry where the server has hash field expiry (Redis 7.4+), as
+ * layout 1's engine gave it; without, the field has none, as that engine left it there too.
+ */
 export async function writeLayout1(node: Commands, prefix: string, wallets: LegacyWallet[]): Promise<void> {
   const legacy = new LegacyKeys(prefix);
   const keys = new Keys(prefix);
+  const fieldExpiry = await hasCommand(node, "HPEXPIREAT");
   const total = wallets.reduce((n, w) => n + w.memories.length, 0);
   const last = Number(await node.sendCommand(["INCRBY", legacy.seq, String(total)]));
   let seq = last - total;
   const commands: Command[] = [];
   for (const wallet of wallets) {
     commands.push(["HSET", keys.wallet(wallet.address), "user_id", wallet.userId, "free_calls_used", String(wallet.freeCallsUsed)]);
-    for (const m of wallet.memories) commands.push(...memoryCommands(legacy, wallet.userId, m, ++seq));
+    for (const m of wallet.memories) commands.push(...memoryCommands(legacy, wallet.userId, m, ++seq, fieldExpiry));
     const expiries = new Map(wallet.memories.map((m) => [m.memory.id, expiresMs(m.memory)]));
     for (const r of wallet.relations) commands.push(...relationCommands(legacy, wallet.userId, r, expiries));
   }
   for (let i = 0; i < commands.length; i += CHUNK) await Promise.all(commands.slice(i, i + CHUNK).map((c) => node.sendCommand(c)));
 }
 
-function memoryCommands(legacy: LegacyKeys, userId: string, m: LegacyMemory, seq: number): Command[] {
+function memoryCommands(legacy: LegacyKeys, userId: string, m: LegacyMemory, seq: number, fieldExpiry: boolean): Command[] {
   const key = legacy.memory(m.memory.id);
   const [, , history] = legacy.sideKeys(m.memory.id);
   const expires = expiresMs(m.memory);
@@ -55,7 +61,7 @@ function memoryCommands(legacy: LegacyKeys, userId: string, m: LegacyMemory, seq
   if (m.history.length > 0) commands.push(["RPUSH", history, ...m.history.map((h) => JSON.stringify(h))]);
   if (m.access) {
     commands.push(["HSET", legacy.access(userId), m.memory.id, `${m.access.count} ${m.access.at}`]);
-    if (expires !== null) commands.push(["HPEXPIREAT", legacy.access(userId), String(expires), "FIELDS", "1", m.memory.id]);
+    if (expires !== null && fieldExpiry) commands.push(["HPEXPIREAT", legacy.access(userId), String(expires), "FIELDS", "1", m.memory.id]);
   }
   if (expires !== null) {
     commands.push(["PEXPIREAT", key, String(expires)]);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { accessBoost, contextImportance, cosineBackground, hybrid, keywordMatch, queryMatch, recency, relativeRelevance, score, vectorSimilarity } from "../../src/domain/scoring";
+import { accessBoost, contextImportance, cosineBackground, FULL_TRUST_COVERAGE, hybrid, idf, keywordMatch, keywordTrust, queryMatch, recency, relativeRelevance, score, termCoverage, vectorSimilarity } from "../../src/domain/scoring";
 import { relationStretch, typeDecay } from "../../src/domain/decay";
 
 const DAY = 86_400_000;
@@ -32,6 +32,24 @@ describe("recall scoring signals (hand-computed)", () => {
     expect(keywordMatch(12, 10)).toBe(1);
     expect(keywordMatch(0, 10)).toBe(0);
     expect(keywordMatch(3, 0)).toBe(0);
+    expect(keywordMatch(5, 10, 0.5)).toBe(0.25); // times the query's keyword trust
+  });
+
+  test("keyword trust follows the share of the query's IDF mass the best hit holds", () => {
+    // 1,000 memories: "maria" in 6 of them, "jog" in 2, "morning" in 300, "xyz" in none
+    const stats = { documents: 1000, frequencies: [6, 2, 300, 0] };
+    const w = (n: number) => Math.log(1 + (1000 - n + 0.5) / (n + 0.5));
+    expect(idf(1000, 6)).toBeCloseTo(w(6), 12);
+    expect(idf(1000, 1000)).toBeCloseTo(Math.log(1 + 0.5 / 1000.5), 12); // never negative
+    const total = w(6) + w(2) + w(300) + w(0);
+    expect(termCoverage(stats, [true, false, false, false])).toBeCloseTo(w(6) / total, 12); // the name only: about a quarter
+    expect(termCoverage(stats, [true, true, true, true])).toBeCloseTo(1, 12);
+    expect(termCoverage(stats, [false, false, true, false])).toBeLessThan(0.1); // a frequent word is weak evidence
+    expect(termCoverage({ documents: 0, frequencies: [] }, [])).toBe(0);
+    expect(keywordTrust(0.2)).toBeCloseTo(0.2 / FULL_TRUST_COVERAGE, 12);
+    expect(keywordTrust(FULL_TRUST_COVERAGE)).toBe(1);
+    expect(keywordTrust(0.9)).toBe(1);
+    expect(keywordTrust(0)).toBe(0);
   });
 
   test("vector similarity: cosine above the median neighbour's, scaled to 0..1 up to halfway between the best cosine and 1", () => {
@@ -45,7 +63,7 @@ describe("recall scoring signals (hand-computed)", () => {
     expect(vectorSimilarity(0.6, 0.4, 0.6)).toBeCloseTo(0.5, 12); // a best barely above the background gets half
     expect(vectorSimilarity(0.6, 0.7, 0.9)).toBe(0);
     expect(vectorSimilarity(0.5, 0, 0.5)).toBeCloseTo(0.5 / 0.75, 12);
-    expect(vectorSimilarity(0.3, 0.5, 0.2)).toBe(0); // a best below the background: the ceiling is (1 + background) / 2
+    expect(vectorSimilarity(0.3, 0.5, 0.2)).toBe(0); // a best below the background: the ceiling is measured from the background
     expect(vectorSimilarity(-0.3, -0.2, 0)).toBe(0); // a negative background counts as 0
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ErrorReply, MultiErrorReply, SocketClosedUnexpectedlyError, ClientClosedError, TimeoutError } from "redis";
-import { asStoreError, roundTrip } from "../../src/store/redis/round-trips";
+import { ErrorReply, MultiErrorReply, SocketClosedUnexpectedlyError, ClientClosedError, TimeoutError, MaxCommandRedirectionsError, ConnectionTimeoutError, SocketTimeoutError } from "redis";
+import { asStoreError, batchBound, commandBound, roundTrip } from "../../src/store/redis/round-trips";
 import { StoreUnavailable } from "../../src/domain/store-port";
 import { toErrorReply } from "../../src/http/errors";
 
@@ -50,7 +50,51 @@ describe("Redis out of reach is a 503, never a 500", () => {
     const { reply, unexpected } = toErrorReply("UNKNOWN", error);
     expect(reply.status).toBe(503);
     expect(JSON.stringify(reply.body)).toContain("store_unavailable");
+    expect(reply.headers).toEqual({ "retry-after": "1" });
     expect(unexpected).toBe(true);
     expect(toErrorReply("UNKNOWN", new Error("boom")).reply.status).toBe(500);
+  });
+
+  test("the driver's own outage errors: redirections run out, connect and socket timeouts, ASK to a node it does not know yet", () => {
+    const moved = new ErrorReply("MOVED 3999 127.0.0.1:7002");
+    for (const error of [new MaxCommandRedirectionsError(moved), new ConnectionTimeoutError(), new SocketTimeoutError(2000), new Error("Cannot find node 127.0.0.1:7004")]) {
+      expect(asStoreError(error)).toBeInstanceOf(StoreUnavailable);
+    }
+    expect((asStoreError(new MaxCommandRedirectionsError(moved)) as Error).message).toBe("Too many Cluster redirections");
+    // a name that does not resolve while a node's container restarts
+    expect(asStoreError(Object.assign(new Error("getaddrinfo EAI_AGAIN redis-3"), { code: "EAI_AGAIN" }))).toBeInstanceOf(StoreUnavailable);
+  });
+
+  test("RediSearch 8's codes of an unavailable cluster, whatever the text after them", () => {
+    for (const message of ["SEARCH_TIMEOUT (shard 2)", "SEARCH_CLUSTER_NO_RESPONSES", "SEARCH_SLOTS_UNAVAIL slots 0-5460", "SEARCH_DIST_FAILED", "SEARCH_GENERIC LOADING Redis is loading"]) {
+      expect(asStoreError(new ErrorReply(message))).toBeInstanceOf(StoreUnavailable);
+    }
+    for (const message of ["SEARCH_SYNTAX Syntax error at offset 3", "SEARCH_INDEX_NOT_FOUND Index not found", "SEARCH_TIMEOUTS"]) {
+      const reply = new ErrorReply(message);
+      expect(asStoreError(reply)).toBe(reply);
+    }
+  });
+
+  test("a code is matched as a code: BUSYKEY and BUSYGROUP are data errors, not BUSY", () => {
+    for (const message of ["BUSYKEY Target key name already exists.", "BUSYGROUP Consumer Group name already exists", "ERR LOADING is not a command"]) {
+      const reply = new ErrorReply(message);
+      expect(asStoreError(reply)).toBe(reply);
+    }
+  });
+
+  test("a round trip without a reply fails as StoreUnavailable once its bound has passed", async () => {
+    const started = Date.now();
+    const error = await roundTrip("command", new Promise(() => {}), 50).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailable);
+    expect((error as Error).message).toBe("no reply from Redis within 50 ms");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(50);
+    expect(await roundTrip("command", Promise.resolve("OK"), 50)).toBe("OK");
+  });
+
+  test("WAIT gets its own timeout on top of the bound, and a batch a little per command", () => {
+    expect(commandBound(["WAIT", "1", "1000"], 2000)).toBe(3000);
+    expect(commandBound(["HGET", "k", "f"], 2000)).toBe(2000);
+    expect(batchBound(1000, 2000)).toBeGreaterThan(batchBound(2, 2000));
+    expect(batchBound(0, 2000)).toBe(2000);
   });
 });

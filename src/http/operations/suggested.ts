@@ -1,6 +1,7 @@
 import { t, type Static } from "elysia";
 import type { MemoryFilter } from "../../domain/store-port";
 import { suggest, SuggestionReason } from "../../domain/suggested";
+import { relationCounts as countRelations } from "../../domain/supersession";
 import type { AppDeps } from "../deps";
 import { ListedMemory, memoryView } from "../present";
 
@@ -26,7 +27,8 @@ export async function suggestedAnswer(
 ): Promise<Static<typeof SuggestedReply>> {
   const listed = memoryView(deps.embedder.modelId);
   const found = await suggest(deps.store, deps.clock, userId, filter, limit, category);
-  const relationCounts = await deps.store.relationCounts(userId, found.suggestions.map((s) => s.memory.id), deps.clock());
+  const ids = found.suggestions.map((s) => s.memory.id);
+  const relationCounts = countRelations(await deps.store.relationsAmong(userId, ids, deps.clock()), ids);
   return {
     suggestions: found.suggestions.map(({ memory, reason }) => ({ ...listed(memory), reason, memory: listed(memory) })),
     suggested: found.suggestions.map(({ memory, reason, review_score }) => ({ ...listed(memory), relation_count: relationCounts.get(memory.id) ?? 0, category: reason, review_score })),

@@ -7,7 +7,8 @@ import type { AppDeps } from "../deps";
 import { memoryView, ListedMemory } from "../present";
 import { filterOf, MemoryQuery, refinementOf } from "../memory-query";
 import { HistoryEntry } from "../../domain/history";
-import { storeBatchAnswer, StoreBatchBody, StoreBatchReply } from "../operations/store";
+import { memoryAnswer, MemoryReply } from "../operations/memory";
+import { storeBatchAnswer, StoreBatchBody, StoreBatchReply, StoreBody, storeRelated } from "../operations/store";
 
 const BatchUpdate = t.Composite([t.Object({ id: Uuid }), PatchFields], { minProperties: 2 });
 // Items are validated one by one in the handler, so one bad item is reported, not fatal. They are
@@ -73,15 +74,16 @@ export const memoryRoutes = (deps: AppDeps) => {
     .post(
       "/v1/store",
       async ({ body, wallet, userId, setHeader, request, set }) => {
-        const outcome = await deps.paywall.charge(wallet, "POST /v1/store", request, setHeader, () =>
-          deps.memories.storeMany(userId, [body]),
+        const { auto_relate, ...fields } = body;
+        const { outcome, relations_created } = await deps.paywall.charge(wallet, "POST /v1/store", request, setHeader, () =>
+          storeRelated(deps, userId, [fields], auto_relate ?? false),
         );
         set.status = 201;
-        return { id: outcome.ids[0]!, stored: true, deduplicated: outcome.deduplicated > 0, tokens_used: outcome.tokens_used };
+        return { id: outcome.ids[0]!, stored: true, deduplicated: outcome.deduplicated > 0, tokens_used: outcome.tokens_used, ...(relations_created !== undefined && { relations_created }) };
       },
       {
-        ...jsonBody(StoreFields),
-        response: { 201: t.Object({ id: Uuid, stored: t.Literal(true), deduplicated: t.Boolean(), tokens_used: t.Integer() }) },
+        ...jsonBody(StoreBody),
+        response: { 201: t.Object({ id: Uuid, stored: t.Literal(true), deduplicated: t.Boolean(), tokens_used: t.Integer(), relations_created: t.Optional(t.Integer()) }) },
         detail: { summary: "Store one memory (paid)", description: "A near-duplicate of an existing memory in the same namespace is merged into it (`deduplicated: true`, the existing id)." },
       },
     )
@@ -137,10 +139,10 @@ export const memoryRoutes = (deps: AppDeps) => {
       response: { 200: BatchUpdateReply },
       detail: { summary: "Update up to 100 memories (paid; MemoClaw name of PATCH /v1/memories/batch)" },
     })
-    .get("/v1/memories/:id", async ({ params, userId }): Promise<ListedMemory> => listed(await deps.memories.get(userId, params.id)), {
+    .get("/v1/memories/:id", ({ params, userId }) => memoryAnswer(deps, userId, params.id), {
       params: IdParams,
-      response: { 200: ListedMemory },
-      detail: { summary: "Get one memory" },
+      response: { 200: MemoryReply },
+      detail: { summary: "Get one memory", description: "With `superseded_by` and `supersedes`: what replaced it and what it replaced (docs/retrieval.md › Current values)." },
     })
     .patch("/v1/memories/:id", async ({ params, body, userId }) => listed(await deps.memories.update(userId, params.id, body, { history: true })), {
       params: IdParams,

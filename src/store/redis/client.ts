@@ -5,7 +5,9 @@ import type { Cluster } from "./cluster";
 import { ClusterNodes } from "./cluster";
 import { isLoading, LOADING_MAX_MS, requireModules } from "./modules";
 import type { Commands, RedisNodes } from "./nodes";
+import { COMMAND_TIMEOUT_MS } from "./round-trips";
 import { StandaloneNodes } from "./standalone";
+import { closedByServer, refusalReason, withReason } from "./refusal";
 import { defineTracingHasSubscribers } from "./tracing-channels";
 
 defineTracingHasSubscribers();
@@ -14,12 +16,21 @@ defineTracingHasSubscribers();
  * RESP2: the module commands (FT.SEARCH, FT.AGGREGATE, FT.INFO) reply with flat arrays there,
  * which replies.ts parses; RESP3 (node-redis's default) reshapes them per server version.
  */
-const newClient = (url: string, reconnectStrategy: Reconnect) => createClient({ url, RESP: 2, socket: { connectTimeout: 5000, reconnectStrategy } });
+const newClient = (url: string, reconnectStrategy: Reconnect) =>
+  createClient({ url, RESP: 2, socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy }, disableOfflineQueue: OFFLINE_QUEUE_OFF });
 export type RedisClient = ReturnType<typeof newClient>;
 type Reconnect = (retries: number, cause: Error) => number | Error;
 
 /** How long start-up waits for a reachable server before giving up with a clear error. */
 const FIRST_CONNECT_MS = 30_000;
+/** How long one connection attempt (TCP, TLS) may take before it is retried. */
+const CONNECT_TIMEOUT_MS = 5000;
+/**
+ * A command sent while its connection is down fails at once (ClientOfflineError: a 503) instead of
+ * waiting in node-redis' queue: the request is answered at once, and a write it was told failed
+ * cannot run later, once the connection is back, after the client has retried it.
+ */
+const OFFLINE_QUEUE_OFF = true;
 /** The same connection error is logged at most this often while reconnecting. */
 const LOG_EVERY_MS = 10_000;
 
@@ -52,6 +63,11 @@ function redactOne(url: string): string {
 export interface ConnectOptions {
   /** How long to keep trying to reach a first server (default 30 s). */
   firstConnectMs?: number;
+  /**
+   * How long a command may wait for its reply before its request fails as StoreUnavailable
+   * (REDIS_COMMAND_TIMEOUT_MS, default 2 s; a WAIT gets its own timeout on top).
+   */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -59,7 +75,8 @@ export interface ConnectOptions {
  * the search and JSON capabilities on every master. One URL that names a cluster node is enough to
  * find the cluster (`INFO cluster`); several URLs are always seeds of one cluster. Once connected,
  * node-redis reconnects on its own for as long as it takes, with capped exponential backoff; commands
- * issued meanwhile wait in its queue.
+ * issued meanwhile fail at once (OFFLINE_QUEUE_OFF), and those sent get a reply within
+ * `commandTimeoutMs` or fail (round-trips.ts): either way a 503 for the request.
  */
 export async function connectRedis(url: string, opts: ConnectOptions = {}): Promise<RedisNodes> {
   const seeds = seedUrls(url);
@@ -80,7 +97,7 @@ async function connectStandalone(url: string, opts: ConnectOptions): Promise<Red
       return null;
     }
     await requireModules(client as unknown as Commands);
-    return new StandaloneNodes(client as unknown as Commands & RedisClient, hostPort(url));
+    return new StandaloneNodes(client, hostPort(url), opts.commandTimeoutMs ?? COMMAND_TIMEOUT_MS, errorLogger());
   } catch (error) {
     await client.close().catch(() => {});
     throw error;
@@ -92,13 +109,15 @@ export async function connectClient(url: string, opts: ConnectOptions = {}): Pro
   const started = Date.now();
   const limit = opts.firstConnectMs ?? FIRST_CONNECT_MS;
   let connected = false;
+  /** What the server said when it last closed the connection on us (refusal.ts), asked as that is logged. */
+  let refusal: string | undefined;
   const client = newClient(url, (retries, cause) => {
     if (!connected && Date.now() - started > limit) {
-      return new Error(`cannot reach Redis at ${redactUrl(url)} after ${limit / 1000} s: ${cause.message}`);
+      return new Error(`cannot reach Redis at ${redactUrl(url)} after ${limit / 1000} s: ${withReason(cause.message, closedByServer(cause) ? refusal : undefined)}`);
     }
     return backoff(retries);
   });
-  client.on("error", errorLogger());
+  client.on("error", errorLogger(async (error) => (refusal = closedByServer(error) ? await refusalReason(url) : undefined)));
   client.on("ready", () => {
     connected = true;
   });
@@ -119,15 +138,19 @@ const backoff = (retries: number, cap = 2000) => Math.min(50 * 2 ** retries, cap
  */
 const TOPOLOGY_REFRESH_MS = 500;
 
-/** Without an error listener an error event would crash the process; repeats are throttled. */
-function errorLogger(): (error: Error) => void {
+/**
+ * Without an error listener an error event would crash the process; repeats are throttled. `explain`,
+ * when given, is asked for what the server said (at most as often as an error is logged).
+ */
+function errorLogger(explain?: (error: Error) => Promise<string | undefined>): (error: Error) => void {
   let last = { message: "", at: 0 };
   return (error: Error) => {
     redisErrors.inc({ kind: "connection" });
     const now = Date.now();
     if (error.message === last.message && now - last.at < LOG_EVERY_MS) return;
     last = { message: error.message, at: now };
-    log.error(`[redis] ${error.message}`);
+    if (!explain) return log.error(`[redis] ${error.message}`);
+    void explain(error).then((reason) => log.error(`[redis] ${withReason(error.message, reason)}`));
   };
 }
 
@@ -149,11 +172,13 @@ const hostPort = (url: string) => {
  */
 async function connectCluster(seeds: string[], opts: ConnectOptions): Promise<RedisNodes> {
   const first = new URL(seeds[0]!);
+  const timeoutMs = opts.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
   const defaults: Partial<RedisClientOptions> = {
     username: first.username ? decodeURIComponent(first.username) : undefined,
     password: first.password ? decodeURIComponent(first.password) : undefined,
+    disableOfflineQueue: OFFLINE_QUEUE_OFF,
     socket: {
-      connectTimeout: 5000,
+      connectTimeout: CONNECT_TIMEOUT_MS,
       reconnectStrategy: (retries: number) => backoff(retries, TOPOLOGY_REFRESH_MS),
       ...(first.protocol === "rediss:" ? { tls: true } : {}),
     } as RedisClientOptions["socket"],
@@ -169,7 +194,7 @@ async function connectCluster(seeds: string[], opts: ConnectOptions): Promise<Re
   cluster.on("node-error", logError);
   await discover(cluster, seeds, opts.firstConnectMs ?? FIRST_CONNECT_MS);
   try {
-    const nodes = new ClusterNodes(cluster);
+    const nodes = new ClusterNodes(cluster, timeoutMs, logError);
     for (const master of await nodes.masters()) await requireModules(master.commands, { node: master.name });
     return nodes;
   } catch (error) {
@@ -188,7 +213,8 @@ async function discover(cluster: Cluster, seeds: string[], firstConnectMs: numbe
       const waited = Date.now() - started;
       const limit = isLoading(error) ? LOADING_MAX_MS : firstConnectMs;
       if (waited > limit) {
-        throw new Error(`cannot reach the Redis cluster at ${redactUrl(seeds.join(","))} after ${Math.round(waited / 1000)} s: ${(error as Error).message}`);
+        const reason = (await Promise.all(seeds.map((seed) => refusalReason(seed)))).find(Boolean);
+        throw new Error(`cannot reach the Redis cluster at ${redactUrl(seeds.join(","))} after ${Math.round(waited / 1000)} s: ${withReason((error as Error).message, reason)}`);
       }
       await Bun.sleep(backoff(attempt));
     }

@@ -1,7 +1,8 @@
 import calculateSlot from "cluster-key-slot";
-import { MultiErrorReply, type RedisClusterType } from "redis";
+import { ClientOfflineError, MultiErrorReply, type RedisClusterType } from "redis";
+import { ConnectionPool, OwnConnection, type Duplicable } from "./connection-pool";
 import type { Batch, Command, Commands, MasterNode, RedisNodes } from "./nodes";
-import { countedClient, roundTrip } from "./round-trips";
+import { batchBound, commandBound, countedClient, isOffline, roundTrip } from "./round-trips";
 
 export type Cluster = RedisClusterType<{}, {}, {}, 2>;
 
@@ -18,6 +19,8 @@ interface NodeBatch {
 }
 
 const isRedirect = (error: unknown) => error instanceof Error && /^(MOVED|ASK) /.test(error.message);
+/** A redirect, or a batch one of whose commands was redirected. */
+const wasRedirected = (error: unknown) => isRedirect(error) || (error instanceof MultiErrorReply && error.errorIndexes.some((i) => isRedirect(error.replies[i])));
 
 /**
  * A Redis Cluster through node-redis' cluster client. Every command of the engine concerns one
@@ -34,11 +37,51 @@ const isRedirect = (error: unknown) => error instanceof Error && /^(MOVED|ASK) /
  */
 export class ClusterNodes implements RedisNodes {
   readonly cluster = true;
+  /** connections of their own (`exclusive`), per master address */
+  private readonly own = new Map<string, ConnectionPool<OwnConnection>>();
 
-  constructor(private readonly client: Cluster) {}
+  /** `timeoutMs` bounds every round trip (round-trips.ts); `onError` hears the errors of the connections opened for `exclusive`. */
+  constructor(
+    private readonly client: Cluster,
+    private readonly timeoutMs: number,
+    private readonly onError: (error: Error) => void,
+  ) {}
 
   at(key: string): Commands {
-    return new SlotCommands(this.client, key);
+    return new SlotCommands(this.client, key, this.timeoutMs);
+  }
+
+  /**
+   * On a connection of its own to the slot's master as node-redis knows it. A redirect means that
+   * master no longer holds the slot and the step that got it did not run: `work` runs again through
+   * `at(key)`, which follows the redirect and refreshes the slot map (its WAIT then shares the new
+   * master's connection, as it did before connections of their own; only during the failover).
+   */
+  async exclusive<T>(key: string, work: (node: Commands) => Promise<T>): Promise<T> {
+    const master = this.client.slots[calculateSlot(key)]?.master;
+    if (!master) return work(this.at(key));
+    try {
+      return await this.poolOf(master).run((connection) => work(connection.commands));
+    } catch (error) {
+      if (!wasRedirected(error)) throw error;
+      return work(this.at(key));
+    }
+  }
+
+  /** The master's pool. A new master (a promoted replica) closes the pools of addresses that are masters no more. */
+  private poolOf(master: Cluster["masters"][number]): ConnectionPool<OwnConnection> {
+    let pool = this.own.get(master.address);
+    if (pool) return pool;
+    const current = new Set(this.client.masters.map((node) => node.address));
+    for (const [address, stale] of this.own) {
+      if (current.has(address)) continue;
+      stale.close();
+      this.own.delete(address);
+    }
+    const shared = async () => (await this.client.nodeClient(master)) as unknown as Duplicable;
+    pool = new ConnectionPool(() => new OwnConnection(shared, this.onError, this.timeoutMs), this.timeoutMs);
+    this.own.set(master.address, pool);
+    return pool;
   }
 
   nodeOf(key: string): string {
@@ -49,12 +92,13 @@ export class ClusterNodes implements RedisNodes {
     return Promise.all(
       this.client.masters.map(async (master) => ({
         name: master.address,
-        commands: countedClient((await this.client.nodeClient(master)) as unknown as Commands),
+        commands: countedClient((await this.client.nodeClient(master)) as unknown as Commands, this.timeoutMs),
       })),
     );
   }
 
   async close(): Promise<void> {
+    for (const pool of this.own.values()) pool.close();
     await this.client.close();
   }
 }
@@ -63,20 +107,28 @@ class SlotCommands implements Commands {
   constructor(
     readonly cluster: Cluster,
     readonly key: string,
+    readonly timeoutMs: number,
   ) {}
 
   sendCommand(args: Command): Promise<unknown> {
-    return roundTrip("command", this.onMaster((node) => node.sendCommand(args), () => this.cluster.sendCommand(this.key, false, [...args])));
+    const reply = this.onMaster((node) => node.sendCommand(args), () => this.cluster.sendCommand(this.key, false, [...args]));
+    return roundTrip("command", reply, commandBound(args, this.timeoutMs));
   }
 
   multi(): Batch {
     return new SlotBatch(this);
   }
 
-  /** `send` on the slot's master; after a redirect, `redirected` (through the cluster client). */
+  /**
+   * `send` on the slot's master; after a redirect, `redirected` (through the cluster client). A
+   * master whose connection is down (reconnecting) refuses at once, as node-redis does a command
+   * (client.ts OFFLINE_QUEUE_OFF), batches included, which it would otherwise hold until reconnected.
+   */
   onMaster<T>(send: (node: NodeClient) => Promise<T>, redirected: () => Promise<T>): Promise<T> {
     const ready = this.readyMaster();
-    const reply = ready ? send(ready) : this.cluster.getNodeClientForKey(this.key).then((node) => send(node as unknown as NodeClient));
+    const reply = ready
+      ? send(ready)
+      : this.cluster.getNodeClientForKey(this.key).then((node) => (isOffline(node) ? Promise.reject(new ClientOfflineError()) : send(node as unknown as NodeClient)));
     return reply.catch((error: unknown) => {
       if (isRedirect(error)) return redirected();
       throw error;
@@ -108,11 +160,11 @@ class SlotBatch implements Batch {
       for (const args of this.commands) multi.addCommand(key, false, [...args]);
       return multi.exec() as Promise<unknown[]>;
     };
-    return roundTrip("transaction", this.slot.onMaster((node) => this.fill(node.multi()).exec(), routed));
+    return roundTrip("transaction", this.slot.onMaster((node) => this.fill(node.multi()).exec(), routed), batchBound(this.commands.length, this.slot.timeoutMs));
   }
 
   execAsPipeline(): Promise<unknown[]> {
-    return roundTrip("pipeline", this.pipeline());
+    return roundTrip("pipeline", this.pipeline(), batchBound(this.commands.length, this.slot.timeoutMs));
   }
 
   /** The commands in one write; those a node redirected (and so did not run) are sent again through the cluster client. */

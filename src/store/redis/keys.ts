@@ -16,6 +16,8 @@
  *   {p}access:{u}            hash: memory id → "{access_count} {accessed_at}" once the memory was recalled
  *                            (kept out of the indexed document: see scripts.ts RECORD_ACCESS)
  *   {p}wallet:{address}      hash: user_id, free_calls_used
+ *   {p}nonce:{key}           string: the x402 replay guard's claim of a payment authorization
+ *                            (src/billing/replay-guard.ts), expiring (PX) once it can no longer settle
  *
  * (`{u}` is literal: braces around the user id; `{id}` and `{address}` stand for the values.)
  *
@@ -77,6 +79,10 @@ export class Keys {
   }
   wallet(address: string): string {
     return `${this.prefix}wallet:${address.toLowerCase()}`;
+  }
+  /** A payment authorization's claim: its own key, in whatever slot it hashes to (every command on it touches it alone). */
+  paymentNonce(key: string): string {
+    return `${this.prefix}nonce:${key}`;
   }
 
   /** SCAN pattern for memory documents (and their side keys: filter by TYPE). */

@@ -23,10 +23,11 @@ import { tagAnyOf } from "./query";
  * approximation.
  *
  * On a cluster the query runs on every master (the coordinator's fan-out) and the wallet's
- * documents are all on one; BATCHES pays there as on one server (scripts/bench/knn-policy.ts, k =
- * 40, p50: 20k of 36k memories in one wallet on 3 masters, 7.1 ms with the engine's choice, 3.0
- * with BATCHES; one server 9.9 and 2.7), and near the threshold the two are as close on both (2k
- * memories, 16% of a master's mean: 6.95 / 7.72 ms on 3 masters, 2.59 / 2.89 on one server).
+ * documents are all on one; BATCHES pays there as on one server (scripts/bench/knn-policy.ts at
+ * 00475e4, k = 40, p50: 20k of 36k memories in one wallet on 3 masters, 7.1 ms with the engine's
+ * choice, 3.0 with BATCHES; one server 9.9 and 2.7), and near the threshold the two are as close on
+ * both (2k memories, 16% of a master's mean: 6.95 / 7.72 ms on 3 masters, 2.59 / 2.89 on one
+ * server).
  */
 const FRESH_MS = 60_000;
 const MIN_SHARE = 0.1;

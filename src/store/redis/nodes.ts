@@ -38,6 +38,14 @@ export interface RedisNodes {
    * SCRIPT LOAD) reach the master that holds it.
    */
   at(key: string): Commands;
+  /**
+   * Runs `work` on a connection to the master holding `key`'s slot that nothing else uses
+   * meanwhile (connection-pool.ts): for a write followed by WAIT, which holds up every command sent
+   * after it on its connection. On a cluster, a redirect (the slot moved) runs `work` once more
+   * through `at(key)`: its writes must be one step each (a script, a MULTI), which a redirect
+   * refuses whole.
+   */
+  exclusive<T>(key: string, work: (node: Commands) => Promise<T>): Promise<T>;
   /** The name of the master holding `key`'s slot (MasterNode.name). */
   nodeOf(key: string): string;
   /** Every master, as known now. */

@@ -3,7 +3,7 @@ import { isExpired } from "../../domain/memory";
 import type { HistoryEntry } from "../../domain/history";
 import type { Relation } from "../../domain/relation";
 import type { Stats } from "../../domain/stats";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, Page, QueryVector, StoredMemory, TermStatistics, TextHit, VectorHit } from "../../domain/store-port";
 import { EmbeddingModelMismatch } from "../model-binding";
 import { AccessLog, type AccessBump, type Counted } from "../access-log";
 import { connectRedis } from "./client";
@@ -26,12 +26,15 @@ import { log } from "../../log";
 import { cosine } from "../../domain/text";
 import { WalletUsers } from "../wallet-users";
 import { RECORD_ACCESS, RELEASE_FREE_CALL, RESERVE_FREE_CALL, SOFT_DELETE, UPDATE_MEMORY } from "./scripts";
+import { parseAccess, withAccess } from "./access-field";
 
 export interface RedisStoreOptions {
   /** Prefix of every key and of the index name; one prefix = one independent store. Default `engram:`. */
   keyPrefix?: string;
   /** Replicas that must have a write before it is acknowledged (Redis WAIT; replication.ts). Default 0. */
   waitReplicas?: number;
+  /** How long a command may wait for its reply before the call fails as StoreUnavailable (round-trips.ts). Default 2 s. */
+  commandTimeoutMs?: number;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -65,12 +68,6 @@ const LEGACY_REF_PATH = '$.m["memory_type","importance","access_count"]';
 interface HitRead {
   ref: MemoryRef & Counted;
   vector?: Float32Array | null;
-}
-
-/** An access hash field (scripts.ts RECORD_ACCESS): "{count} {accessed_at}". */
-function parseAccess(field: string): { count: number; at: string } {
-  const space = field.indexOf(" ");
-  return { count: Number(field.slice(0, space)), at: field.slice(space + 1) };
 }
 
 /**
@@ -107,7 +104,7 @@ export class RedisStore implements TransferableStore {
     this.relations = new RelationGraph(nodes, keys);
     this.knnPolicy = new KnnPolicy(nodes, keys);
     this.accesses = new AccessLog((bumps) => this.writeAccesses(bumps));
-    this.replication = new Replication(opts.waitReplicas ?? 0);
+    this.replication = new Replication(nodes, opts.waitReplicas ?? 0);
   }
 
   /**
@@ -116,7 +113,7 @@ export class RedisStore implements TransferableStore {
    * brings an existing index up to the current schema.
    */
   static async connect(url: string, opts: RedisStoreOptions = {}): Promise<RedisStore> {
-    const nodes = await connectRedis(url);
+    const nodes = await connectRedis(url, { commandTimeoutMs: opts.commandTimeoutMs });
     const store = new RedisStore(nodes, new Keys(opts.keyPrefix ?? "engram:"), opts);
     try {
       await migrateLayout(nodes, opts.keyPrefix ?? "engram:");
@@ -244,12 +241,11 @@ export class RedisStore implements TransferableStore {
     const node = this.nodes.at(key);
     const known = (await node.sendCommand(["HGET", key, "user_id"])) as string | null;
     if (known !== null) return known;
-    const [created, userId] = (await node
-      .multi()
-      .addCommand(["HSETNX", key, "user_id", crypto.randomUUID()])
-      .addCommand(["HGET", key, "user_id"])
-      .exec()) as unknown[];
-    if (Number(created) === 1) await this.replication.confirm(node);
+    const [, userId] = await this.replication.write(
+      key,
+      async (own) => (await own.multi().addCommand(["HSETNX", key, "user_id", crypto.randomUUID()]).addCommand(["HGET", key, "user_id"]).exec()) as unknown[],
+      ([created]) => Number(created) === 1,
+    );
     return String(userId);
   }
 
@@ -273,6 +269,23 @@ export class RedisStore implements TransferableStore {
     return Number((await this.nodes.at(key).sendCommand(["HGET", key, "free_calls_used"])) ?? 0);
   }
 
+  /**
+   * SET NX with the claim's lifetime as its expiry: one command, atomic on the key's master, seen by
+   * every replica of the service. Not waited for (REDIS_WAIT_REPLICAS), as the free-call counter: a
+   * failover that loses a claim lets one replay reach the facilitator, where the chain still
+   * settles a nonce once and the replay's writes, applied only after settlement, are dropped.
+   */
+  async claimPaymentNonce(key: string, untilMs: number, now: number): Promise<boolean> {
+    const redisKey = this.keys.paymentNonce(key);
+    const reply = await this.nodes.at(redisKey).sendCommand(["SET", redisKey, "1", "NX", "PX", String(Math.max(1, Math.ceil(untilMs - now)))]);
+    return reply !== null;
+  }
+
+  async releasePaymentNonce(key: string): Promise<void> {
+    const redisKey = this.keys.paymentNonce(key);
+    await this.nodes.at(redisKey).sendCommand(["DEL", redisKey]);
+  }
+
   // ---- memories --------------------------------------------------------------------------
 
   /** A wallet's documents (and their expiries) in one MULTI/EXEC: no reader ever sees part of a batch. */
@@ -281,18 +294,18 @@ export class RedisStore implements TransferableStore {
   }
 
   private async insertOwn(userId: string, items: StoredMemory[]): Promise<void> {
-    const wallet = this.wallet(userId);
-    const last = Number(await wallet.sendCommand(["INCRBY", this.keys.seq(userId), String(items.length)]));
-    const tx = wallet.multi();
-    items.forEach(({ memory, embedding, content_hash }, i) => {
-      const key = this.keys.memory(userId, memory.id);
-      tx.addCommand(["JSON.SET", key, "$", docJson(toDoc(memory, embedding, content_hash, last - items.length + 1 + i))]);
-      tx.addCommand(["HDEL", this.keys.access(userId), memory.id]); // the new record's counts, not an earlier one's
-      const expires = expiresMs(memory);
-      if (expires !== null) tx.addCommand(["PEXPIREAT", key, String(expires)]);
+    const last = Number(await this.wallet(userId).sendCommand(["INCRBY", this.keys.seq(userId), String(items.length)]));
+    await this.replication.write(this.keys.slot(userId), (own) => {
+      const tx = own.multi();
+      items.forEach(({ memory, embedding, content_hash }, i) => {
+        const key = this.keys.memory(userId, memory.id);
+        tx.addCommand(["JSON.SET", key, "$", docJson(toDoc(memory, embedding, content_hash, last - items.length + 1 + i))]);
+        tx.addCommand(["HDEL", this.keys.access(userId), memory.id]); // the new record's counts, not an earlier one's
+        const expires = expiresMs(memory);
+        if (expires !== null) tx.addCommand(["PEXPIREAT", key, String(expires)]);
+      });
+      return tx.exec();
     });
-    await tx.exec();
-    await this.replication.confirm(wallet);
   }
 
   async updateMemory(userId: string, update: { memory: Memory; embedding?: Float32Array; content_hash?: string; history?: HistoryEntry }): Promise<void> {
@@ -301,8 +314,8 @@ export class RedisStore implements TransferableStore {
     // the record carries the access count read with its pending bumps: write those first, or they would count twice
     await this.accesses.flush();
     const k = this.keys;
-    const wallet = this.wallet(userId);
-    await UPDATE_MEMORY.run(wallet, [k.memory(userId, memory.id), k.out(userId, memory.id), k.in(userId, memory.id), k.history(userId, memory.id), k.access(userId)], [
+    const keys = [k.memory(userId, memory.id), k.out(userId, memory.id), k.in(userId, memory.id), k.history(userId, memory.id), k.access(userId)];
+    const args = [
       userId,
       docHead(memory),
       update.content_hash === undefined ? "" : JSON.stringify(update.content_hash),
@@ -312,8 +325,8 @@ export class RedisStore implements TransferableStore {
       k.memoriesOf(userId),
       k.relationsOf(userId),
       update.embedding === undefined ? "" : JSON.stringify(vectorBase64(update.embedding)),
-    ]);
-    await this.replication.confirm(wallet);
+    ];
+    await this.replication.write(k.slot(userId), (own) => UPDATE_MEMORY.run(own, keys, args));
   }
 
   async getMemories(userId: string, ids: string[], now: number): Promise<Memory[]> {
@@ -352,9 +365,7 @@ export class RedisStore implements TransferableStore {
   async softDelete(userId: string, ids: string[], now: number): Promise<void> {
     const keys = [...new Set(ids)].filter(isRecordId).map((id) => this.keys.memory(userId, id));
     if (keys.length === 0) return;
-    const wallet = this.wallet(userId);
-    await SOFT_DELETE.run(wallet, keys, [userId, iso(now)]);
-    await this.replication.confirm(wallet);
+    await this.replication.write(this.keys.slot(userId), (own) => SOFT_DELETE.run(own, keys, [userId, iso(now)]));
   }
 
   /**
@@ -484,6 +495,19 @@ export class RedisStore implements TransferableStore {
     return [fields, vectors];
   }
 
+  /**
+   * Counts of the wallet's documents and of those holding each term, sent together (node-redis
+   * pipelines concurrent commands): the same statistics as the embedded engine's keyword index.
+   */
+  async termStatistics(userId: string, terms: string[], now: number): Promise<TermStatistics> {
+    const everything = memoryFilterQuery(userId, {}, now);
+    const [documents, ...frequencies] = await Promise.all([
+      this.search(userId, everything, ["LIMIT", "0", "0"]).then((r) => r.total),
+      ...terms.map((term) => this.countText(userId, [term], {}, now)),
+    ]);
+    return { documents: documents!, frequencies };
+  }
+
   async countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number> {
     const text = textAnyOf(terms);
     if (text === null) return 0;
@@ -585,22 +609,19 @@ export class RedisStore implements TransferableStore {
   // ---- relations -------------------------------------------------------------------------
 
   async createRelation(userId: string, relation: Relation): Promise<void> {
-    await this.relations.create(userId, relation);
-    await this.replication.confirm(this.wallet(userId));
+    await this.replication.write(this.keys.slot(userId), (own) => this.relations.create(userId, relation, own));
   }
 
   async relationsOf(userId: string, memoryId: string, now: number): Promise<Relation[]> {
     return this.relations.of(userId, memoryId, now);
   }
 
-  async relationCounts(userId: string, ids: string[], now: number): Promise<Map<string, number>> {
-    return this.relations.counts(userId, ids, now);
+  async relationsAmong(userId: string, ids: string[], now: number): Promise<Relation[]> {
+    return this.relations.among(userId, ids, now);
   }
 
   async deleteRelation(userId: string, memoryId: string, relationId: string): Promise<boolean> {
-    const deleted = await this.relations.delete(userId, memoryId, relationId);
-    if (deleted) await this.replication.confirm(this.wallet(userId));
-    return deleted;
+    return this.replication.write(this.keys.slot(userId), (own) => this.relations.delete(userId, memoryId, relationId, own), (deleted) => deleted);
   }
 
   // ---- aggregates ------------------------------------------------------------------------
@@ -801,13 +822,4 @@ interface WalkedDoc<T> {
   key: string;
   userId: string;
   value: T;
-}
-
-/** The item with an access hash field applied (it overrides the document's counters), or unchanged. */
-export function withAccess<T extends Counted>(item: T, field: string | null): T {
-  if (field === null) return item;
-  const { count, at } = parseAccess(field);
-  item.access_count = count;
-  item.accessed_at = at;
-  return item;
 }

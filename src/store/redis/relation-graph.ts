@@ -25,7 +25,7 @@ interface Edge {
  * adjacency set naming a relation whose record is gone, or, when a memory key disappears
  * another way (eviction under a volatile-* maxmemory policy, a manual DEL), a record whose end
  * is gone.
- * Readers treat both as absent: relationsOf/relationCounts count a relation only when its
+ * Readers treat both as absent: relationsOf/relationsAmong count a relation only when its
  * record exists and both ends are active at `now`, and they delete what they met dangling
  * (the adjacency entries, and the record once an end no longer exists) in one MULTI.
  * Soft-deleted or logically expired ends (key still present) are skipped but not cleaned.
@@ -41,8 +41,9 @@ export class RelationGraph {
     return this.nodes.at(this.keys.slot(userId));
   }
 
-  async create(userId: string, r: Relation): Promise<void> {
-    await CREATE_RELATION.run(this.wallet(userId), this.createKeys(userId, r), this.createArgs(userId, r));
+  /** `node`: the wallet's commands, or a connection of their own to its master (RedisNodes.exclusive). */
+  async create(userId: string, r: Relation, node: Commands = this.wallet(userId)): Promise<void> {
+    await CREATE_RELATION.run(node, this.createKeys(userId, r), this.createArgs(userId, r));
   }
 
   /**
@@ -69,12 +70,13 @@ export class RelationGraph {
     return [r.id, Date.parse(r.created_at), userId, r.source_id, r.target_id, r.relation_type, JSON.stringify(r.metadata), r.created_at];
   }
 
-  async delete(userId: string, memoryId: string, relationId: string): Promise<boolean> {
+  /** `node` as for `create`; the record is read through the wallet's commands, the MULTI sent through `node`. */
+  async delete(userId: string, memoryId: string, relationId: string, node: Commands = this.wallet(userId)): Promise<boolean> {
     if (!isRecordId(relationId)) return false;
     const record = await this.record(userId, relationId);
     if (!record || record.user_id !== userId || (record.source_id !== memoryId && record.target_id !== memoryId)) return false;
     const k = this.keys;
-    const [deleted] = (await this.wallet(userId)
+    const [deleted] = (await node
       .multi()
       .addCommand(["DEL", k.relation(userId, relationId)])
       .addCommand(["ZREM", k.out(userId, record.source_id), relationId])
@@ -85,20 +87,12 @@ export class RelationGraph {
 
   /** Relations touching the memory whose both ends are active at `now`, newest first. */
   async of(userId: string, memoryId: string, now: number): Promise<Relation[]> {
-    const relations = await this.live(userId, [memoryId], now);
+    const relations = await this.among(userId, [memoryId], now);
     return relations.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  async counts(userId: string, ids: string[], now: number): Promise<Map<string, number>> {
-    const counts = new Map(ids.map((id) => [id, 0]));
-    for (const { source_id, target_id } of await this.live(userId, ids, now)) {
-      for (const id of new Set([source_id, target_id])) if (counts.has(id)) counts.set(id, counts.get(id)! + 1);
-    }
-    return counts;
-  }
-
   /** The user's relations touching any of `ids` with both ends active; cleans what it finds dangling. */
-  private async live(userId: string, ids: string[], now: number): Promise<Relation[]> {
+  async among(userId: string, ids: string[], now: number): Promise<Relation[]> {
     const memoryIds = [...new Set(ids)].filter(isRecordId);
     if (memoryIds.length === 0) return [];
     const edges = await this.edges(userId, memoryIds);

@@ -152,7 +152,7 @@ return n
  * flush (../access-log.ts): one call per memory with a pending bump, all pipelined.
  *
  * The counters go to the access hash (field: memory id, value: "{count} {accessed_at}"), which
- * overrides the document's `m.access_count` / `m.accessed_at` on every read (redis-store.ts), not to
+ * overrides the document's `m.access_count` / `m.accessed_at` on every read (access-field.ts), not to
  * the document: every JSON write makes RediSearch re-index the whole document, HNSW vector
  * included, about 1 ms per memory at 100k vectors, and a flush's pipeline of those held Redis for
  * every query queued behind it. The field takes the document's expiry (hash field TTLs, Redis 7.4+;

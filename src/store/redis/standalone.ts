@@ -1,3 +1,4 @@
+import { ConnectionPool, OwnConnection, type Duplicable } from "./connection-pool";
 import type { Commands, MasterNode, RedisNodes } from "./nodes";
 import { countedClient } from "./round-trips";
 
@@ -5,16 +6,25 @@ import { countedClient } from "./round-trips";
 export class StandaloneNodes implements RedisNodes {
   readonly cluster = false;
   private readonly commands: Commands;
+  private readonly own: ConnectionPool<OwnConnection>;
 
+  /** `timeoutMs` bounds every round trip (round-trips.ts); `onError` hears the errors of the connections opened for `exclusive`. */
   constructor(
-    private readonly client: Commands & { close(): Promise<void> },
+    private readonly client: Duplicable & { close(): Promise<unknown> },
     private readonly name: string,
+    timeoutMs: number,
+    onError: (error: Error) => void,
   ) {
-    this.commands = countedClient(client);
+    this.commands = countedClient(client as unknown as Commands, timeoutMs);
+    this.own = new ConnectionPool(() => new OwnConnection(async () => client, onError, timeoutMs), timeoutMs);
   }
 
   at(_key: string): Commands {
     return this.commands;
+  }
+
+  exclusive<T>(_key: string, work: (node: Commands) => Promise<T>): Promise<T> {
+    return this.own.run((connection) => work(connection.commands));
   }
 
   nodeOf(_key: string): string {
@@ -26,6 +36,7 @@ export class StandaloneNodes implements RedisNodes {
   }
 
   async close(): Promise<void> {
+    this.own.close();
     await this.client.close();
   }
 }

@@ -10,7 +10,7 @@ import { memoryFilterQuery, numericRange, tagAnyOf } from "./query";
 import { parseAggregate, parseSearch } from "./replies";
 import type { RelationGraph } from "./relation-graph";
 import type { SearchIndex } from "./schema";
-import { withAccess } from "./redis-store";
+import { withAccess } from "./access-field";
 import { groupBy, scanMasters, WALK_PAGE as PAGE } from "./walk";
 
 /** A memory document's parts a copy reads (memory-doc.ts). */

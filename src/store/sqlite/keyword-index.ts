@@ -389,13 +389,7 @@ export class WalletKeywords {
       if (term === -1) continue;
       const start = this.spans[3 * term]!;
       const end = start + this.spans[3 * term + 1]!;
-      // the document frequency counts live postings only; with none dead (no delete or update since
-      // the last compaction) it is the list's length, and the extra pass over a long list is saved
-      let n = end - start;
-      if (this.deadPostings > 0) {
-        n = 0;
-        for (let i = start; i < end; i++) if (slotOfDoc[pool[i]! >> TF_BITS]! >= 0) n++;
-      }
+      const n = this.liveCount(term);
       if (n === 0) continue;
       let idf = Math.log((size - n + 0.5) / (n + 0.5));
       if (idf <= 0) idf = MIN_IDF;
@@ -427,6 +421,25 @@ export class WalletKeywords {
       state[slot] = 0;
     }
     return accepted;
+  }
+
+  /**
+   * The document frequency: live postings only. With none dead (no delete or update since the last
+   * compaction) it is the list's length, and the extra pass over a long list is saved.
+   */
+  private liveCount(term: number): number {
+    const start = this.spans[3 * term]!;
+    const end = start + this.spans[3 * term + 1]!;
+    if (this.deadPostings === 0) return end - start;
+    let n = 0;
+    for (let i = start; i < end; i++) if (this.slotOfDoc[this.pool[i]! >> TF_BITS]! >= 0) n++;
+    return n;
+  }
+
+  /** How many rows contain `token` (as bm25 counts them). */
+  frequency(token: string): number {
+    const term = this.termOf(token);
+    return term === -1 ? 0 : this.liveCount(term);
   }
 
   /** The `limit` best accepted matches, best first, ties by lower rowid, and how many rows matched. */

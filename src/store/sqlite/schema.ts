@@ -111,6 +111,12 @@ const MIGRATIONS: (string | ((db: Database) => void))[] = [
   create trigger memory_access_bumped after update of count on memory_access
     begin insert into memory_changes (row_id, user_id, access) values (new.row_id, new.user_id, 1); end;
   `,
+  // The x402 replay guard's claims (src/billing/replay-guard.ts), in the file every process shares:
+  // a payment authorization's key until it can no longer settle. Expired rows go at the next claim.
+  `
+  create table if not exists payment_nonces (key text primary key, until_ms integer not null) without rowid;
+  create index if not exists payment_nonces_by_expiry on payment_nonces (until_ms);
+  `,
 ];
 
 /**

@@ -4,10 +4,10 @@ import type { Memory, MemoryType } from "../../domain/memory";
 import type { HistoryEntry } from "../../domain/history";
 import type { Relation } from "../../domain/relation";
 import type { Stats } from "../../domain/stats";
-import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, Page, QueryVector, StoredMemory, TextHit, VectorHit } from "../../domain/store-port";
+import type { EmbeddingModelInfo, MemoryFilter, MemoryRef, Page, QueryVector, StoredMemory, TermStatistics, TextHit, VectorHit } from "../../domain/store-port";
 import type { TransferableStore } from "../../domain/store-transfer";
 import { EmbeddingModelMismatch } from "../model-binding";
-import { ACCESS_COUNT_SQL, ACCESS_JOIN, ACCESSED_AT_SQL, migrate } from "./schema";
+import { ACCESS_COUNT_SQL, ACCESS_JOIN, migrate } from "./schema";
 import { memoryWhere } from "./filter-sql";
 import { VectorIndex, type VectorIndexOptions } from "./vector-index";
 import type { CacheStats } from "../../metrics/sources";
@@ -15,76 +15,9 @@ import { ACCESS_WRITE_CHUNK, AccessLog } from "../access-log";
 import { checkpointer, WRITER_AUTOCHECKPOINT_PAGES } from "./checkpointer";
 import { indexTerms } from "../../domain/text";
 import { SqliteTransfer } from "./transfer";
+import { asVector, HISTORY_COLUMNS, insertHistory, marks, MEMORY_COLUMNS, toHistoryEntry, toMemory, type HistoryRow, type MemoryRow } from "./rows";
 import { WalletUsers } from "../wallet-users";
-
-export interface MemoryRow {
-  rowid: number;
-  id: string;
-  user_id: string;
-  namespace: string;
-  content: string;
-  metadata: string;
-  importance: number;
-  memory_type: string;
-  session_id: string | null;
-  agent_id: string | null;
-  pinned: number;
-  immutable: number;
-  expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-  accessed_at: string;
-  access_count: number;
-  deleted_at: string | null;
-}
-
-/** A memory's columns, from `memories m ${ACCESS_JOIN}` */
-export const MEMORY_COLUMNS = `m.rowid, m.id, m.user_id, m.namespace, m.content, m.metadata, m.importance, m.memory_type, m.session_id,
-  m.agent_id, m.pinned, m.immutable, m.expires_at, m.created_at, m.updated_at, ${ACCESSED_AT_SQL} as accessed_at, ${ACCESS_COUNT_SQL} as access_count,
-  m.deleted_at`;
-
-export function toMemory(row: MemoryRow): Memory {
-  return {
-    id: row.id,
-    user_id: row.user_id,
-    namespace: row.namespace,
-    content: row.content,
-    metadata: JSON.parse(row.metadata),
-    importance: row.importance,
-    memory_type: row.memory_type as MemoryType,
-    session_id: row.session_id,
-    agent_id: row.agent_id,
-    pinned: row.pinned === 1,
-    immutable: row.immutable === 1,
-    expires_at: row.expires_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    accessed_at: row.accessed_at,
-    access_count: row.access_count,
-    deleted_at: row.deleted_at,
-  };
-}
-
-export const asVector = (blob: Uint8Array) => new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
-export const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
-
-export const HISTORY_COLUMNS = "id, memory_id, changes, created_at, snapshots";
-export interface HistoryRow {
-  id: string;
-  memory_id: string;
-  changes: string;
-  created_at: string;
-  snapshots: string | null;
-}
-
-export const toHistoryEntry = ({ snapshots, ...r }: HistoryRow): HistoryEntry => ({ ...(snapshots && JSON.parse(snapshots)), ...r, changes: JSON.parse(r.changes) });
-
-/** The spec's four fields in their columns, the additive ones (before/after snapshots…) as one JSON object. */
-export function insertHistory(db: Database, userId: string, entry: HistoryEntry): void {
-  const { id, memory_id, changes, created_at, ...snapshots } = entry;
-  db.query("insert into history (id, user_id, memory_id, changes, created_at, snapshots) values (?, ?, ?, ?, ?, ?)")
-    .run(id, userId, memory_id, JSON.stringify(changes), created_at, JSON.stringify(snapshots));
-}
+import { openFailure } from "./open-failure";
 
 /** Each term becomes an FTS5 string literal ("" escapes a quote), OR-ed: user text is never query syntax. */
 const ftsMatch = (terms: string[]) => terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
@@ -117,9 +50,13 @@ export class SqliteStore implements TransferableStore {
 
   constructor(dataDir: string, options: { vectorIndex?: VectorIndexOptions } = {}) {
     this.path = join(dataDir, "engram.sqlite");
-    this.db = new Database(this.path, { create: true, strict: true });
-    // busy_timeout first: switching to WAL takes a lock another connection (a checkpoint) may hold for a moment
-    this.db.exec("pragma busy_timeout = 5000; pragma journal_mode = wal; pragma synchronous = normal; pragma foreign_keys = on;");
+    try {
+      this.db = new Database(this.path, { create: true, strict: true });
+      // busy_timeout first: switching to WAL takes a lock another connection (a checkpoint) may hold for a moment
+      this.db.exec("pragma busy_timeout = 5000; pragma journal_mode = wal; pragma synchronous = normal; pragma foreign_keys = on;");
+    } catch (error) {
+      throw openFailure(dataDir, error); // SQLite's own message names neither the directory nor the user
+    }
     // WAL checkpoints run on a background thread (checkpointer.ts); this connection's own is the fallback
     this.db.exec(`pragma wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES};`);
     // Reads through a memory map: the OS page cache holds the file once for every worker process,
@@ -250,6 +187,18 @@ export class SqliteStore implements TransferableStore {
   async freeCallsUsed(wallet: string): Promise<number> {
     const row = this.db.query("select free_calls_used from wallets where address = ?").get(wallet.toLowerCase()) as { free_calls_used: number } | null;
     return row?.free_calls_used ?? 0;
+  }
+
+  /** One write transaction: expired claims are dropped, then the key is inserted unless another process holds it. */
+  async claimPaymentNonce(key: string, untilMs: number, now: number): Promise<boolean> {
+    return this.writeTransaction(() => {
+      this.db.query("delete from payment_nonces where until_ms <= ?").run(now);
+      return this.db.query("insert into payment_nonces (key, until_ms) values (?, ?) on conflict (key) do nothing").run(key, untilMs).changes === 1;
+    });
+  }
+
+  async releasePaymentNonce(key: string): Promise<void> {
+    this.db.query("delete from payment_nonces where key = ?").run(key);
   }
 
   async insertMemories(items: StoredMemory[]): Promise<void> {
@@ -440,6 +389,14 @@ export class SqliteStore implements TransferableStore {
       .all(...params, limit) as (MemoryRow & { score: number })[];
   }
 
+  async termStatistics(userId: string, terms: string[], now: number): Promise<TermStatistics> {
+    const cached = this.vectors.termStatistics(userId, terms);
+    if (cached) return cached;
+    // Inside a transaction, or for a term that is not one word: SQL counts the wallet's active memories.
+    const documents = (this.db.query("select count(*) as n from memories where user_id = ? and deleted_at is null").get(userId) as { n: number }).n;
+    return { documents, frequencies: terms.map((term) => this.countTextFts(userId, [term], {}, now)) };
+  }
+
   async countText(userId: string, terms: string[], filter: MemoryFilter, now: number): Promise<number> {
     if (terms.length === 0) return 0;
     return this.vectors.keywordCount(userId, terms, filter, now) ?? this.countTextFts(userId, terms, filter, now);
@@ -554,17 +511,13 @@ export class SqliteStore implements TransferableStore {
     return rows.map((r) => ({ ...r, metadata: JSON.parse(r.metadata) }));
   }
 
-  async relationCounts(userId: string, ids: string[], now: number): Promise<Map<string, number>> {
-    const counts = new Map(ids.map((id) => [id, 0]));
-    if (ids.length === 0) return counts;
+  async relationsAmong(userId: string, ids: string[], now: number): Promise<Relation[]> {
+    if (ids.length === 0) return [];
     // most wallets have no relations: one index probe instead of the query over every candidate (~0.2 ms)
-    if (!this.db.query("select 1 from relations where user_id = ? limit 1").get(userId)) return counts;
+    if (!this.db.query("select 1 from relations where user_id = ? limit 1").get(userId)) return [];
     const { sql, params } = this.activeRelations(userId, ids, now);
-    const rows = this.db.query(`select r.source_id, r.target_id ${sql}`).all(...params) as { source_id: string; target_id: string }[];
-    for (const { source_id, target_id } of rows) {
-      for (const id of new Set([source_id, target_id])) if (counts.has(id)) counts.set(id, counts.get(id)! + 1);
-    }
-    return counts;
+    const rows = this.db.query(`select r.id, r.source_id, r.target_id, r.relation_type, r.metadata, r.created_at ${sql}`).all(...params) as (Omit<Relation, "metadata"> & { metadata: string })[];
+    return rows.map((r) => ({ ...r, metadata: JSON.parse(r.metadata) }));
   }
 
   async deleteRelation(userId: string, memoryId: string, relationId: string): Promise<boolean> {

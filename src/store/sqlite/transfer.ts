@@ -4,7 +4,7 @@ import type { Relation } from "../../domain/relation";
 import type { EmbeddingModelInfo } from "../../domain/store-port";
 import { CopyRefused, WalletConflict, type StoreTransfer, type TransferCounts, type TransferredMemory, type WalletRecord } from "../../domain/store-transfer";
 import { ACCESS_JOIN } from "./schema";
-import { asVector, HISTORY_COLUMNS, insertHistory, marks, MEMORY_COLUMNS, toHistoryEntry, toMemory, type HistoryRow, type MemoryRow } from "./sqlite-store";
+import { asVector, HISTORY_COLUMNS, insertHistory, marks, MEMORY_COLUMNS, toHistoryEntry, toMemory, type HistoryRow, type MemoryRow } from "./rows";
 
 /** What the store keeps beside a row: its indexes (tags, FTS, the per-wallet cache), and its write lock. */
 export interface RowIndexing {

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Memory } from "../../domain/memory";
-import type { MemoryFilter } from "../../domain/store-port";
+import type { MemoryFilter, TermStatistics } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
 import { fixedPointCosine, toFixedPoint } from "./fixed-point";
 import { keywordIndexCounters, queryTokens, type KeywordHit } from "./keyword-index";
@@ -265,6 +265,16 @@ export class VectorIndex {
     const last = this.lastMatch;
     if (last && last.user === user && last.version === user.version && last.now === now && sameMatch(last, tokens, filter)) return last.matched;
     return user.keywords.count(tokens, user.size, accept);
+  }
+
+  /** The wallet's rows and each term's document frequency, from the cache (see MemoryStore.termStatistics); null as for keywordSearch. */
+  termStatistics(userId: string, terms: string[]): TermStatistics | null {
+    const tokens = queryTokens(terms);
+    if (tokens === null || this.db.inTransaction) return null;
+    this.sync();
+    const user = this.load(userId, true);
+    if (!user) return null;
+    return { documents: user.size, frequencies: tokens.map((token) => user.keywords.frequency(token)) };
   }
 
   /** The last keyword search's number of matches (see keywordCount). */

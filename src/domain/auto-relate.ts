@@ -1,0 +1,67 @@
+import type { MemoryStore } from "./store-port";
+import type { Relations } from "./relations";
+import type { Clock } from "./ports";
+import type { Memory, RelationType } from "./memory";
+import { DomainError } from "./errors";
+import { inferRelation, type RelatableFact } from "./ingest/relate";
+
+/** Existing memories compared with each new one for supersedes / contradicts / supports. */
+const NEIGHBOURS_PER_FACT = 5;
+/** Relations of existing memories only count with this much vector similarity (avoids pairing unrelated facts). */
+const NEIGHBOUR_MIN_COSINE = 0.5;
+
+/** A memory just stored, with what the relation rules know of it (an extracted fact knows its subject and attribute). */
+export interface FreshMemory {
+  id: string;
+  fact: RelatableFact;
+}
+
+/**
+ * auto_relate for ingest and store: links newly stored memories to each other (in the order given:
+ * a later one may supersede an earlier one) and to the wallet's nearest existing memories of the
+ * same namespace, with the relation inferRelation finds. Against existing memories only the
+ * strong types are created (supersedes, contradicts, supports): related_to ("same subject") is
+ * too broad beyond one conversation, and `sameCall` says whether it is wanted among the new ones.
+ */
+export class AutoRelate {
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly relations: Relations,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates the relations; returns how many. */
+  async link(userId: string, fresh: FreshMemory[], namespace: string, { sameCall }: { sameCall: boolean }): Promise<number> {
+    let created = 0;
+    const link = async (sourceId: string, targetId: string, type: RelationType) => {
+      try {
+        await this.relations.create(userId, sourceId, { target_id: targetId, relation_type: type, metadata: { via: "auto_relate" } });
+        created++;
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error; // an existing identical relation is fine
+      }
+    };
+    for (let j = 0; j < fresh.length; j++) {
+      for (let i = 0; i < j; i++) {
+        const type = inferRelation(fresh[j]!.fact, fresh[i]!.fact);
+        if (type && (sameCall || type !== "related_to")) await link(fresh[j]!.id, fresh[i]!.id, type);
+      }
+    }
+    const newIds = new Set(fresh.map((s) => s.id));
+    const vectors = await this.store.embeddings(userId, [...newIds]);
+    for (const { fact, id } of fresh) {
+      for (const existing of await this.neighbours(userId, vectors.get(id), namespace, newIds)) {
+        const type = inferRelation(fact, { content: existing.content, memory_type: existing.memory_type });
+        if (type && type !== "related_to") await link(id, existing.id, type);
+      }
+    }
+    return created;
+  }
+
+  private async neighbours(userId: string, vector: Float32Array | undefined, namespace: string, exclude: Set<string>): Promise<Memory[]> {
+    if (!vector) return [];
+    const hits = await this.store.nearest(userId, vector, { namespace }, NEIGHBOURS_PER_FACT + exclude.size, this.clock());
+    const ids = hits.filter((h) => !exclude.has(h.memory.id) && h.similarity >= NEIGHBOUR_MIN_COSINE).slice(0, NEIGHBOURS_PER_FACT).map((h) => h.memory.id);
+    return this.store.getMemories(userId, ids, this.clock());
+  }
+}
