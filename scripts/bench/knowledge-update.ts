@@ -34,18 +34,11 @@
  * to N failed change cases per mode with what ranked first (stderr).
  */
 import { parseArgs } from "node:util";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
-import { loadConfig, withSessionSecret } from "../../src/config.ts";
-import { buildDeps } from "../../src/http/deps.ts";
-import { createApp } from "../../src/http/app.ts";
 import type { Embedder } from "../../src/embed/embedder.ts";
-import type { MemoryStore } from "../../src/domain/store-port.ts";
-import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { CHANGE_CASES, STABLE_CASES, planWallet, type ChangeCase, type KnowledgeCase, type StableCase } from "./knowledge-update-set.ts";
 import { printTable, startBenchEmbedder } from "./bench-util.ts";
+import { MODEL_CACHE_DIR, startClockedService, type ClockedService } from "./clocked-service.ts";
 
 const MODES = ["ingest", "store-auto", "store-client"] as const;
 type Mode = (typeof MODES)[number];
@@ -60,7 +53,7 @@ const { values: args } = parseArgs({
   },
 });
 const log = (m: string) => console.error(`[knowledge-update] ${m}`);
-const cacheDir = resolve(process.env.MODEL_CACHE_DIR ?? join(import.meta.dir, "../../.cache/models"));
+const cacheDir = MODEL_CACHE_DIR;
 const seed = Number(args.seed);
 const DAY = 86_400_000;
 /** Where every wallet's timeline starts (a Monday morning): fixed, so runs compare. */
@@ -72,36 +65,9 @@ const RELATION_TYPES = new Set(["supersedes", "contradicts"]);
 // ---------------------------------------------------------------------------------------------------
 // the service and a wallet on it
 
-/** One in-process service on a loopback port, its own temporary store, recall access counting off, a clock the bench sets. */
-async function startService(embedder: Embedder) {
-  const dataDir = mkdtempSync(join(tmpdir(), "engram-knowledge-update-"));
-  const store = await openEngine(dataDir);
-  const config = await withSessionSecret(loadConfig({ DATA_DIR: dataDir, MODEL_CACHE_DIR: cacheDir, PORT: "0", HOST: "127.0.0.1", FREE_TIER_CALLS: "100000000", LOG_LEVEL: "warn" }), store);
-  await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
-  // Every question sees the wallet as written: no recall lifts the memories of the next one.
-  const served: MemoryStore = new Proxy(store, { get: (s, p) => (p === "recordAccess" ? async () => {} : Reflect.get(s, p, s)) });
-  let clock = START;
-  const app = createApp(buildDeps(config, served, embedder, () => clock)).listen({ port: 0, hostname: "127.0.0.1" });
-  return {
-    url: `http://127.0.0.1:${app.server!.port}`,
-    setClock: (ms: number) => void (clock = ms),
-    now: () => clock,
-    async stop() {
-      await app.stop();
-      await store.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-type Service = Awaited<ReturnType<typeof startService>>;
-
-async function openEngine(dir: string): Promise<MemoryStore> {
-  if (args.engine === "sqlite") return new SqliteStore(dir);
-  if (args.engine !== "redis") throw new Error("--engine must be sqlite or redis");
-  if (!process.env.REDIS_URL) throw new Error("--engine redis: set REDIS_URL to a Redis Stack / Redis 8 server");
-  const { RedisStore } = await import("../../src/store/redis/redis-store.ts");
-  return RedisStore.connect(process.env.REDIS_URL, { keyPrefix: `engram-knowledge-update-${crypto.randomUUID()}:` });
-}
+/** A service per mode; every question sees the wallet as written (recall counts no access, so no answer lifts the next question's). */
+const startService = (embedder: Embedder) => startClockedService(embedder, { engine: args.engine, label: "knowledge-update", recordAccess: false, start: START });
+type Service = ClockedService;
 
 /** An answer the service refused: the mode stops and reports it. */
 class Refused extends Error {}

@@ -20,26 +20,20 @@
  *
  * Methods, each with limit 10: `/v1/recall` with access counting on (the real service), the same
  * with access counting off (the store's recordAccess disabled: the counterfactual the feedback
- * loop is measured against) and the free `/v1/search` (BM25). Each setting gets a fresh store.
+ * loop is measured against), and recall's two parts: the free `/v1/search` (BM25, keyword only)
+ * and `vector only` (the engine's nearest neighbours by cosine). Each setting gets a fresh store.
  * Prints recall@1/5/10 and MRR@10 per data set, scale and method.
  */
 import { parseArgs } from "node:util";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
-import { loadConfig, withSessionSecret } from "../../src/config.ts";
-import { buildDeps } from "../../src/http/deps.ts";
-import { createApp } from "../../src/http/app.ts";
 import type { Embedder } from "../../src/embed/embedder.ts";
-import type { MemoryStore } from "../../src/domain/store-port.ts";
-import { SqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { LIMITS } from "../../src/domain/memory.ts";
 import { loadRealMem, type Persona } from "./realmem.ts";
 import { QUALITY_SET } from "./quality-set.ts";
 import { PARAPHRASE_SET } from "./paraphrase-set.ts";
 import { prng, syntheticMemory } from "./synthetic.ts";
 import { printTable, startBenchEmbedder } from "./bench-util.ts";
+import { MODEL_CACHE_DIR, startClockedService, type ClockedService } from "./clocked-service.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -51,44 +45,23 @@ const { values: args } = parseArgs({
   },
 });
 const log = (m: string) => console.error(`[quality] ${m}`);
-const cacheDir = resolve(process.env.MODEL_CACHE_DIR ?? join(import.meta.dir, "../../.cache/models"));
+const cacheDir = MODEL_CACHE_DIR;
 const LIMIT = 10;
 
-type Method = "recall" | "recall, access off" | "search";
-const METHODS: Method[] = ["recall", "recall, access off", "search"];
+/**
+ * `vector only` ranks by the embedding's cosine alone (the engine's nearest neighbours, no keyword,
+ * recency or importance): recall's vector part, beside `search`, its keyword part.
+ */
+type Method = "recall" | "recall, access off" | "search" | "vector only";
+/** Each setting's methods: recall with access counting on its own store; the others, which count nothing, on another. */
+const SETTINGS = [
+  [true, ["recall"]],
+  [false, ["recall, access off", "search", "vector only"]],
+] as const satisfies readonly (readonly [boolean, readonly Method[]])[];
 
-/** One in-process service on a loopback port with its own store and a clock the bench sets. */
-async function startService(embedder: Embedder, recordAccess: boolean) {
-  const dataDir = mkdtempSync(join(tmpdir(), "engram-quality-"));
-  const store = await openEngine(dataDir);
-  const config = await withSessionSecret(loadConfig({ DATA_DIR: dataDir, MODEL_CACHE_DIR: cacheDir, PORT: "0", HOST: "127.0.0.1", FREE_TIER_CALLS: "100000000" }), store);
-  await store.bindEmbeddingModel({ id: embedder.modelId, dimension: embedder.dimension });
-  // The counterfactual: the same service whose recalls are never counted as accesses.
-  const served: MemoryStore = recordAccess ? store : new Proxy(store, { get: (s, p) => (p === "recordAccess" ? async () => {} : Reflect.get(s, p, s)) });
-  // Starts at 0: the data set's own dates set it (RealMem sessions are in the past).
-  let clock = 0;
-  const app = createApp(buildDeps(config, served, embedder, () => clock)).listen({ port: 0, hostname: "127.0.0.1" });
-  return {
-    url: `http://127.0.0.1:${app.server!.port}`,
-    // Each persona has its own wallet and its own timeline: the clock follows the events exactly.
-    setClock: (ms: number) => void (clock = ms),
-    now: () => clock,
-    async stop() {
-      await app.stop();
-      await store.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-type Service = Awaited<ReturnType<typeof startService>>;
-
-async function openEngine(dir: string): Promise<MemoryStore> {
-  if (args.engine === "sqlite") return new SqliteStore(dir);
-  if (args.engine !== "redis") throw new Error("--engine must be sqlite or redis");
-  if (!process.env.REDIS_URL) throw new Error("--engine redis: set REDIS_URL to a Redis Stack / Redis 8 server");
-  const { RedisStore } = await import("../../src/store/redis/redis-store.ts");
-  return RedisStore.connect(process.env.REDIS_URL, { keyPrefix: `engram-quality-${crypto.randomUUID()}:` });
-}
+/** A service of its own per setting; its clock starts at 0 and follows each persona's own dates (RealMem sessions are in the past). */
+const startService = (embedder: Embedder, recordAccess: boolean) => startClockedService(embedder, { engine: args.engine, label: "quality", recordAccess });
+type Service = ClockedService;
 
 /** A wallet talking to one service, signing `service-auth:{ts}` at the service's clock (one signature per clock second). */
 class Wallet {
@@ -123,10 +96,18 @@ class Wallet {
   }
 
   async ask(method: Method, query: string): Promise<string[]> {
+    if (method === "vector only") return this.nearest(query);
     const answer = method === "search"
       ? await this.post("/v1/search", { query: query.slice(0, LIMITS.searchQuery), limit: LIMIT })
       : await this.post("/v1/recall", { query, limit: LIMIT });
     return (answer.memories as { id: string }[]).map((m) => m.id);
+  }
+
+  /** The wallet's LIMIT nearest memories by cosine, straight from the engine (as recall's vector search asks, without filters). */
+  private async nearest(query: string): Promise<string[]> {
+    const userId = await this.service.store.userIdForWallet(this.account.address.toLowerCase());
+    const { vectors } = await this.service.embedder.embed([query]);
+    return (await this.service.store.nearest(userId, vectors[0]!, {}, LIMIT, this.service.now())).map((h) => h.memory.id);
   }
 }
 
@@ -191,7 +172,7 @@ async function runRealMem(embedder: Embedder, scale: number, label: string): Pro
   const all = loadRealMem(LIMITS.content);
   const personas = all.slice(0, Number(args.personas));
   // Each service setting gets its own store: access counts must not leak between settings.
-  for (const [recordAccess, methods] of [[true, ["recall"]], [false, ["recall, access off", "search"]]] as const) {
+  for (const [recordAccess, methods] of SETTINGS) {
     const service = await startService(embedder, recordAccess);
     const out = new Map<string, number[]>();
     for (const [p, persona] of personas.entries()) {
@@ -226,7 +207,7 @@ interface Labelled {
  * `scale`, then asks one question per target, in order. Hit = the target memory itself.
  */
 async function runLabelled(embedder: Embedder, dataset: string, level: string, targets: Labelled[], hard: string[], scale: number, label: string): Promise<void> {
-  for (const [recordAccess, methods] of [[true, ["recall"]], [false, ["recall, access off", "search"]]] as const) {
+  for (const [recordAccess, methods] of SETTINGS) {
     const service = await startService(embedder, recordAccess);
     service.setClock(Date.now());
     const wallet = new Wallet(service);

@@ -122,27 +122,13 @@ export class Recall {
   }
 
   /**
-   * How far this query's keyword hits are trusted (keywordTrust): from the share of the query's IDF
-   * mass that the best hit holds, read from its content (the engines answer scores, not which
-   * terms matched). Hits tied with the best count as the best (the most covering of them).
-   */
-  private async keywordTrust(userId: string, terms: string[], hits: TextHit[], statistics: TermStatistics | null, now: number): Promise<number> {
-    if (hits.length === 0 || statistics === null) return 1;
-    const best = hits[0]!.bm25;
-    const tied = hits.filter((h) => h.bm25 >= best).slice(0, MAX_TIED).map((h) => h.memory.id);
-    const records = await this.store.getMemories(userId, tied, now);
-    const coverage = Math.max(0, ...records.map((m) => termCoverage(statistics, heldTerms(m.content, terms))));
-    return keywordTrust(coverage);
-  }
-
-  /**
    * The candidates of `rank` with everything scoring reads but their relations; `rank(relations)`
    * scores and sorts them. The keyword search needs no vector to start: it is sent first, while the
    * query vector may still be on its way (the embedder runs in a worker), and gets the vector for
    * its hits' cosines once it is there; the vector search follows it.
    */
   private async candidates(userId: string, request: Pick<RecallRequest, "query" | "limit" | "filter">, vector: QueryVector, now: number): Promise<Candidates> {
-    const k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, request.limit * CANDIDATES_PER_RESULT));
+    const k = candidatesPerRetriever(request.limit);
     const terms = queryTerms(request.query);
     const [textHits, near, queryVector, statistics] = await Promise.all([
       this.timer.time("keyword_search", () => this.store.searchText(userId, terms, request.filter, k, now, vector)),
@@ -156,7 +142,8 @@ export class Recall {
     for (const h of textHits) if (h.similarity !== undefined && !cosines.has(h.memory.id)) cosines.set(h.memory.id, h.similarity);
     const refs = new Map<string, MemoryRef>([...near, ...textHits].map((h) => [h.memory.id, h.memory]));
     const textOnly = textHits.map((h) => h.memory.id).filter((id) => !cosines.has(id));
-    const [textVectors, trust] = await Promise.all([this.store.embeddings(userId, textOnly), this.keywordTrust(userId, terms, textHits, statistics, now)]);
+    const [textVectors, coverage] = await Promise.all([this.store.embeddings(userId, textOnly), bestKeywordCoverage(this.store, userId, terms, textHits, statistics, now)]);
+    const trust = coverage === null ? 1 : keywordTrust(coverage);
     for (const [id, vector] of textVectors) cosines.set(id, cosine(queryVector, vector));
     const bm25 = new Map(textHits.map((h) => [h.memory.id, h.bm25]));
     const bestBm25 = Math.max(0, ...bm25.values());
@@ -210,6 +197,22 @@ interface Candidates {
 }
 
 const isZero = (vector: Float32Array) => vector.every((x) => x === 0);
+/** How many candidates each retriever (vector, keyword) contributes for `limit` results. */
+export const candidatesPerRetriever = (limit: number) => Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, limit * CANDIDATES_PER_RESULT));
+
+/**
+ * The share of the query's IDF mass held by its best keyword hit (termCoverage), read from the
+ * hit's content (the engines answer scores, not which terms matched); among hits tied with the
+ * best, the most covering. Null without hits or statistics: the keyword signal is then trusted as is.
+ */
+export async function bestKeywordCoverage(store: MemoryStore, userId: string, terms: string[], hits: TextHit[], statistics: TermStatistics | null, now: number): Promise<number | null> {
+  if (hits.length === 0 || statistics === null) return null;
+  const best = hits[0]!.bm25;
+  const tied = hits.filter((h) => h.bm25 >= best).slice(0, MAX_TIED).map((h) => h.memory.id);
+  const records = await store.getMemories(userId, tied, now);
+  return Math.max(0, ...records.map((m) => termCoverage(statistics, heldTerms(m.content, terms))));
+}
+
 /** Which of the query's terms (stemmed words) a memory's content holds. */
 function heldTerms(content: string, terms: string[]): boolean[] {
   const words = new Set(indexTerms(content));

@@ -38,11 +38,12 @@ export interface Evidence {
  * best semantic match a fraction of the weight that a good keyword match gets; the best cosine
  * alone as the ceiling gives full credit to a best match that is barely above the background.
  * Both ends are the model's and the wallet's own statistics, so the map needs no per-model constant.
+ * `ceilingShare` is VECTOR_CEILING unless a calibration bench tries another (scripts/bench/fusion.ts).
  */
-export function vectorSimilarity(cosine: number, background: number, best: number): number {
+export function vectorSimilarity(cosine: number, background: number, best: number, ceilingShare = VECTOR_CEILING): number {
   const floor = Math.min(Math.max(background, 0), 0.99);
   const top = Math.max(best, floor);
-  const ceiling = top + VECTOR_CEILING * (1 - top);
+  const ceiling = top + ceilingShare * (1 - top);
   return Math.min(1, Math.max(0, (cosine - floor) / (ceiling - floor)));
 }
 
@@ -100,9 +101,10 @@ export function termCoverage(stats: TermStatistics, held: boolean[]): number {
  * FULL_TRUST_COVERAGE of the query's IDF mass, proportionally less below. A best hit that shares only
  * a name or a common word with the question is weak evidence, so the vector leads; one that holds
  * the question's rare words leads itself. Measured on four sets: docs/retrieval.md › Calibration.
+ * `fullTrustCoverage` is FULL_TRUST_COVERAGE unless a calibration bench tries another (scripts/bench/fusion.ts).
  */
-export function keywordTrust(bestCoverage: number): number {
-  return Math.min(1, bestCoverage / FULL_TRUST_COVERAGE);
+export function keywordTrust(bestCoverage: number, fullTrustCoverage = FULL_TRUST_COVERAGE): number {
+  return Math.min(1, bestCoverage / fullTrustCoverage);
 }
 
 export const FULL_TRUST_COVERAGE = 0.4;

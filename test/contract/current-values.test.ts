@@ -115,6 +115,16 @@ describeEngines("current values", (engine) => {
     expect((await client.post("/v1/store", { content: "x", auto_relate: "yes" })).status).toBe(422);
   });
 
+  test("suggested lists a replaced memory after the memory that replaces it", async () => {
+    const namespace = uniqueNs("suggested");
+    const old = await storeOne(client, { content: "The team's standup is at 9:00.", namespace, importance: 0.9 });
+    const replacement = await storeOne(client, { content: "The team's standup moved to 9:30.", namespace, importance: 0.4 });
+    const order = async () => ((await client.get(`/v1/suggested?namespace=${namespace}&category=fresh`)).body.suggested as { id: string }[]).map((m) => m.id);
+    expect(await order()).toEqual([old, replacement]); // by importance
+    await relate(replacement, old, "supersedes");
+    expect(await order()).toEqual([replacement, old]);
+  });
+
   test("another wallet's replacement is not seen: relations stay inside the wallet", async () => {
     const namespace = uniqueNs("isolated");
     const mine = await storeOne(client, { content: "User works as a nurse.", namespace });

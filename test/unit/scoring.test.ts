@@ -50,6 +50,8 @@ describe("recall scoring signals (hand-computed)", () => {
     expect(keywordTrust(FULL_TRUST_COVERAGE)).toBe(1);
     expect(keywordTrust(0.9)).toBe(1);
     expect(keywordTrust(0)).toBe(0);
+    expect(keywordTrust(0.3, 0.6)).toBeCloseTo(0.5, 12); // another full-trust coverage, as the calibration bench tries
+    expect(keywordTrust(0.6, 0.6)).toBe(1);
   });
 
   test("vector similarity: cosine above the median neighbour's, scaled to 0..1 up to halfway between the best cosine and 1", () => {
@@ -65,6 +67,8 @@ describe("recall scoring signals (hand-computed)", () => {
     expect(vectorSimilarity(0.5, 0, 0.5)).toBeCloseTo(0.5 / 0.75, 12);
     expect(vectorSimilarity(0.3, 0.5, 0.2)).toBe(0); // a best below the background: the ceiling is measured from the background
     expect(vectorSimilarity(-0.3, -0.2, 0)).toBe(0); // a negative background counts as 0
+    expect(vectorSimilarity(0.8, 0.4, 0.8, 0)).toBe(1); // ceiling share 0: the best cosine is the ceiling
+    expect(vectorSimilarity(0.8, 0.4, 0.8, 1)).toBeCloseTo(0.4 / 0.6, 12); // share 1: the ceiling is 1
   });
 
   test("query match is hybrid without recency; relevance is relative to the best candidate", () => {

@@ -1,7 +1,9 @@
 import { t, type Static } from "elysia";
 import type { MemoryFilter } from "../../domain/store-port";
 import { suggest, SuggestionReason } from "../../domain/suggested";
-import { relationCounts as countRelations } from "../../domain/supersession";
+import { relationCounts as countRelations, replacements } from "../../domain/supersession";
+import type { Relation } from "../../domain/relation";
+import type { Memory } from "../../domain/memory";
 import type { AppDeps } from "../deps";
 import { ListedMemory, memoryView } from "../present";
 
@@ -28,11 +30,29 @@ export async function suggestedAnswer(
   const listed = memoryView(deps.embedder.modelId);
   const found = await suggest(deps.store, deps.clock, userId, filter, limit, category);
   const ids = found.suggestions.map((s) => s.memory.id);
-  const relationCounts = countRelations(await deps.store.relationsAmong(userId, ids, deps.clock()), ids);
+  const now = deps.clock();
+  const relations = await deps.store.relationsAmong(userId, ids, now);
+  const relationCounts = countRelations(relations, ids);
+  if (relations.length > 0) found.suggestions = await currentFirst(deps, userId, found.suggestions, relations, now);
   return {
     suggestions: found.suggestions.map(({ memory, reason }) => ({ ...listed(memory), reason, memory: listed(memory) })),
     suggested: found.suggestions.map(({ memory, reason, review_score }) => ({ ...listed(memory), relation_count: relationCounts.get(memory.id) ?? 0, category: reason, review_score })),
     categories: found.counts,
     total: found.total,
   };
+}
+
+/** Suggestions with each replaced memory after the memories that replace it (docs/retrieval.md › Current values), otherwise in order. */
+async function currentFirst<T extends { memory: Memory }>(deps: AppDeps, userId: string, suggestions: T[], relations: Relation[], now: number): Promise<T[]> {
+  const known = new Map(suggestions.map((s) => [s.memory.id, s.memory.created_at]));
+  const others = [...new Set(relations.flatMap((r) => [r.source_id, r.target_id]))].filter((id) => !known.has(id));
+  for (const m of await deps.store.getMemories(userId, others, now)) known.set(m.id, m.created_at);
+  const replacedBy = replacements(relations, (id) => known.get(id));
+  // how many replacements stand above a memory (0 for a current value); a cycle counts once around
+  const depth = (id: string) => {
+    const seen = new Set([id]);
+    for (let by = replacedBy.get(id); by !== undefined && !seen.has(by); by = replacedBy.get(by)) seen.add(by);
+    return seen.size - 1;
+  };
+  return suggestions.map((s, i) => ({ s, i, d: depth(s.memory.id) })).sort((a, b) => a.d - b.d || a.i - b.i).map(({ s }) => s);
 }
