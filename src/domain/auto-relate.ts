@@ -4,6 +4,7 @@ import type { Clock } from "./ports";
 import type { Memory, RelationType } from "./memory";
 import { DomainError } from "./errors";
 import { inferRelation, type RelatableFact } from "./ingest/relate";
+import type { LlmReplacementJudge } from "./ingest/llm-replacement";
 
 /** Existing memories compared with each new one for supersedes / contradicts / supports. */
 const NEIGHBOURS_PER_FACT = 5;
@@ -28,6 +29,8 @@ export class AutoRelate {
     private readonly store: MemoryStore,
     private readonly relations: Relations,
     private readonly clock: Clock,
+    /** with an LLM configured: asked which neighbours a new memory replaces where the rules found no replacement */
+    private readonly judge: LlmReplacementJudge | null = null,
   ) {}
 
   /** Creates the relations; returns how many. */
@@ -50,9 +53,14 @@ export class AutoRelate {
     const newIds = new Set(fresh.map((s) => s.id));
     const vectors = await this.store.embeddings(userId, [...newIds]);
     for (const { fact, id } of fresh) {
+      const unjudged: Memory[] = [];
       for (const existing of await this.neighbours(userId, vectors.get(id), namespace, newIds)) {
         const type = inferRelation(fact, { content: existing.content, memory_type: existing.memory_type });
         if (type && type !== "related_to") await link(id, existing.id, type);
+        if (type !== "supersedes" && type !== "contradicts") unjudged.push(existing);
+      }
+      if (this.judge && unjudged.length > 0) {
+        for (const i of await this.judge.replaced(fact.content, unjudged.map((m) => m.content))) await link(id, unjudged[i]!.id, "supersedes");
       }
     }
     return created;

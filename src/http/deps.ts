@@ -46,10 +46,10 @@ export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmb
   const store: MemoryStore = staging;
   const freeTier = new FreeTier(store, config.FREE_TIER_CALLS);
   const recall = new Recall(store, embedder, clock, recallTimer);
-  const { extractor, summarizer } = configuredLanguageTools(config);
+  const { extractor, summarizer, replacementJudge } = configuredLanguageTools(config);
   const memories = new Memories(store, embedder, clock, config.DEDUP_SIMILARITY, embedder.factSignatures ? (embedder as FactReader) : undefined);
   const relations = new Relations(store, clock);
-  const autoRelate = new AutoRelate(store, relations, clock);
+  const autoRelate = new AutoRelate(store, relations, clock, replacementJudge);
   const tokens = new SessionTokens(config.JWT_SECRET);
   return {
     config,

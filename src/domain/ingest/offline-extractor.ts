@@ -12,11 +12,13 @@ import {
   isQuestion,
   isStatement,
   isTransient,
+  moveTimeLead,
+  restoreSubject,
   stripLeadIns,
   stripTrailers,
 } from "./offline/filters.ts";
 import { subjectLength } from "./offline/grammar.ts";
-import { ownerFromIntro, readKeyValue } from "./offline/key-value.ts";
+import { ownerFromIntro, readDislocated, readKeyValue } from "./offline/key-value.ts";
 import { type Entity, expandContractions, rewritePerson } from "./offline/rewrite.ts";
 import { chunkText, splitSentences } from "./offline/sentences.ts";
 
@@ -121,7 +123,7 @@ function factsFromSentence(raw: string, unit: Unit, ctx: Context): ExtractedFact
   if (!text || isAcknowledgement(text) || isGreeting(text) || isQuestion(text)) return [];
   const kv = readKeyValue(text, ctx.owner);
   if (kv?.kind === "meta") return [];
-  const body = kv ? kv.text : text;
+  const body = readDislocated(text) ?? (kv ? kv.text : text);
   const facts: ExtractedFact[] = [];
   for (const clause of splitClauses(body)) {
     const fact = factFromClause(clause, signals, unit, ctx);
@@ -149,7 +151,8 @@ interface Prepared {
 function prepare(raw: string, signals: Signals, role: ChatRole | null): Prepared | null {
   const lead = stripLeadIns(raw);
   addSignals(signals, lead.signals);
-  const clause = stripTrailers(lead.text);
+  const trimmed = stripTrailers(lead.text);
+  const clause = role === "user" || role === null ? restoreSubject(moveTimeLead(trimmed)) : moveTimeLead(trimmed);
   if (mentionsCorrection(clause)) signals.correction = true; // mid-sentence "it's actually…"
   if (!clause || isAcknowledgement(clause) || isGreeting(clause) || isQuestion(clause)) return null;
   if (isHedged(clause) || isTransient(clause) || isRoleNoise(clause, role)) return null;

@@ -1,31 +1,41 @@
+import stemWord from "wink-porter2-stemmer";
 import type { MemoryType, RelationType } from "../memory.ts";
-import { attributeOf, contentTokens, isNegated, subjectOf } from "./facets.ts";
-import { NEGATIONS } from "./offline/lexicon.ts";
+import { type Facets, contentTokens, factFacets, isNegated } from "./facets.ts";
+import { CUMULATIVE_VERBS, NEGATIONS, PERSON_NOUNS } from "./offline/lexicon.ts";
 
 export { attributeOf, subjectOf } from "./facets.ts";
 
 /**
- * Relation of a new fact to an existing one, for auto_relate. Pure and
- * text-based: stored memories keep only content, so subject and attribute are
- * derived from it (facets.ts) when not given.
+ * Relation of a new fact to an existing one, for auto_relate. Pure and text-based: stored memories
+ * keep only content, so subject, attribute and value are derived from it (facets.ts) when not given.
  *
  * Rules, first match wins:
- *  1. contradicts — the two have opposite polarity ("User no longer uses Vim" /
- *     "User uses Vim") and the same core content (overlap coefficient ≥ 0.8 of
- *     their content words without negations and correction markers). Requires the
- *     same subject unless both cores have ≥ 3 words.
- *  2. supersedes  — same subject and same non-null attribute, the new fact is
- *     affirmative, and its value differs ("User's name is Anna" / "User's name is
- *     Ana", "User switched to Helix" / "User uses Vim"). A correction restating
- *     the same value is rule 3 instead.
- *  3. supports    — same polarity and the existing fact's content is (≥ 0.8)
- *     contained in the new one: a restatement, possibly with extra detail
- *     ("User uses Vim with a custom config" / "User uses Vim").
- *  4. related_to  — same subject, nothing stronger. Broad by design ("user"
- *     covers a lot): callers apply it to facts from the same ingest only.
+ *  1. contradicts — the two have opposite polarity ("User no longer uses Vim" / "User uses Vim") and
+ *     the same core content (overlap coefficient ≥ 0.8 of their content words without negations and
+ *     correction markers). Requires the same subject unless both cores have ≥ 3 words.
+ *  2. supersedes  — the new fact is affirmative, adds no second value ("too", "also", "another"),
+ *     does not only end something ("User sold their Corolla"), and
+ *     a. names the existing fact's value as the one it replaces ("from X to Y", "instead of X",
+ *        "replaced X with Y", "left X and now …", "X left; Y is the new …"), about the same subject
+ *        and an attribute that does not differ (when the existing fact has none, the two share a
+ *        word besides the value: "moved the docs from GitBook…" / "hosts the docs on GitBook"), or
+ *        about the existing fact's subject itself ("Dana took over the team from Chris" / "Chris
+ *        runs the team");
+ *     b. or sets another value of the same subject and attribute, stated alike (kind) or as a change
+ *        ("User's name is Anna" / "User's name is Ana", "User switched to Helix" / "User uses Vim",
+ *        "The standup moved to Wednesday" / "The standup is on Mondays");
+ *     c. or says "now" (or another change marker) with the same verb and preposition and another
+ *        object ("User now commutes by bike" / "User commutes by train"), for verbs whose objects
+ *        replace each other (not "has", "speaks", "likes"…).
+ *     A restatement of the same value is rule 3 instead.
+ *  3. supports    — same subject and attribute with the same value, or same polarity and the
+ *     existing fact's content is (≥ 0.8) contained in the new one: a restatement, possibly with extra
+ *     detail ("User uses Vim with a custom config" / "User uses Vim").
+ *  4. related_to  — same subject, nothing stronger. Broad by design ("user" covers a lot): callers
+ *     apply it to facts from the same ingest only.
  *  5. null.
- * A ", not X" tail is a contrast, not a negation: "The deadline is June 14,
- * not June 7" sets a new value (supersedes) rather than denying the old one.
+ * A ", not X" tail is a contrast, not a negation: "The deadline is June 14, not June 7" sets a new
+ * value (supersedes) rather than denying the old one.
  */
 
 export interface RelatableFact {
@@ -35,23 +45,23 @@ export interface RelatableFact {
   memory_type?: MemoryType;
 }
 
-interface Facets {
-  subject: string;
-  attribute: string | null;
+interface Compared extends Facets {
   negated: boolean;
   core: Set<string>;
 }
 
 const MARKERS = new Set(["actually", "correction", "anymore", "longer", "now", "stop", "quit", "still"]);
 
-function facetsOf(fact: RelatableFact): Facets {
+function compared(fact: RelatableFact): Compared {
+  const facets = factFacets(fact.content);
   const content = fact.content.replace(/,\s*not\b[^,]*$/i, ""); // contrast tail: not part of the claim
-  const subject = fact.subject || subjectOf(fact.content);
-  const subjectWords = new Set(subject.split(" "));
+  const subject = fact.subject || facets.subject;
+  const subjectWords = new Set(subject.split(/[\s']+/));
   const core = contentTokens(content).filter((w) => !NEGATIONS.has(w) && !MARKERS.has(w) && !subjectWords.has(w));
   return {
+    ...facets,
     subject,
-    attribute: fact.attribute === undefined ? attributeOf(fact.content) : fact.attribute,
+    attribute: fact.attribute === undefined ? facets.attribute : fact.attribute,
     negated: isNegated(fact.content),
     core: new Set(core),
   };
@@ -74,23 +84,129 @@ function containment(inner: Set<string>, outer: Set<string>): number {
   return inner.size === 0 ? 0 : intersection(inner, outer) / inner.size;
 }
 
-/** Value words: the core without the attribute's own words ("name", "deadline"). */
-function valueOf(f: Facets): Set<string> {
+/** Value words without the attribute's own words ("name", "deadline"); the core when no value was read. */
+function valueOf(f: Compared): Set<string> {
   const attributeWords = new Set((f.attribute ?? "").split(" "));
-  return new Set([...f.core].filter((w) => !attributeWords.has(w)));
+  const words = f.value.size > 0 ? f.value : f.core;
+  return new Set([...words].filter((w) => !attributeWords.has(w)));
 }
 
+const sameValue = (a: Compared, b: Compared) => {
+  const [va, vb] = [valueOf(a), valueOf(b)];
+  return (va.size === 0 && vb.size === 0) || overlap(va, vb) >= 0.8;
+};
+
+const SPEAKERS = new Set(["user", "team"]);
+
+/** Rule 2a: the new fact names the existing one's value as replaced. */
+function displaces(a: Compared, b: Compared, sameSubject: boolean): boolean {
+  if (a.displaced.size === 0 || b.negated || b.ending) return false;
+  const named = a.displacedNames.size > 0 ? a.displacedNames : a.displaced;
+  if (![...named].every((w) => b.words.has(w))) return false;
+  // a word besides the values and the subject, up to its suffixes: "moved the docs from GitBook…" /
+  // "hosts the docs on GitBook", "moved deployments from Kubernetes…" / "deploys services on Kubernetes"
+  const besides = (f: Compared) => new Set([...f.words].filter((w) => !a.displaced.has(w) && !a.value.has(w) && !f.subject.split(/[\s']+/).includes(w)).map(stemWord));
+  const shareWord = intersection(besides(a), besides(b)) > 0;
+  if (sameOwner(a, b)) {
+    if (a.attribute && b.attribute) return sameAttribute(a, b);
+    // an attribute named only by the new fact: the old one must share a word, or be about the displaced value alone
+    const bValue = valueOf(b);
+    return !a.attribute || shareWord || (bValue.size > 0 && [...bValue].every((w) => a.displaced.has(w)));
+  }
+  // "our new manager" replaces "my manager" when the old one is named as gone
+  if (a.attribute && a.attribute === b.attribute && SPEAKERS.has(a.subject) && SPEAKERS.has(b.subject)) return true;
+  // "The docs moved from GitBook to …" / "The team hosts the docs on GitBook"
+  if (SPEAKERS.has(b.subject) && a.subject.split(" ").every((w) => b.words.has(w))) return true;
+  // an attribute of the old fact's subject: "The paid tier price went from €42 …" / "The paid tier costs €42 …"
+  if (b.subject !== "unknown" && a.subject.startsWith(`${b.subject} `)) return true;
+  return b.subject.split(" ").every((w) => a.displaced.has(w)) && shareWord;
+}
+
+/** The verb of a prepositional frame: "bank" of "bank with". */
+const frameVerb = (f: Compared) => (f.frame?.includes(" ") ? f.frame.split(" ")[0]! : null);
+
+/**
+ * Same attribute, or the same thing with an adjective more ("the daily standup" / "standup"), or
+ * one's attribute noun is the verb of the other's frame ("User's bank is …" / "User banks with …").
+ */
+function sameAttribute(a: Compared, b: Compared): boolean {
+  if (a.attribute !== null && a.attribute === b.attribute) return true;
+  if (a.thing && refersTo(a.attribute, b.attribute)) return true;
+  // (not for people: "User's older sister" is another sister)
+  const noun = a.attributeNoun;
+  if (noun !== null && noun === b.attributeNoun && (a.attribute === noun || b.attribute === noun) && !PERSON_NOUNS.has(noun)) return true;
+  if (a.attribute !== null && b.attribute === null) return frameVerb(b) === a.attribute;
+  return a.attribute === null && b.attribute !== null && frameVerb(a) === b.attribute;
+}
+
+/** Rule 2b: another value of the same attribute, stated alike or as a change. */
+function resets(a: Compared, b: Compared): boolean {
+  if (!sameAttribute(a, b) || sameValue(a, b)) return false;
+  if (a.kind === null || b.kind === null || a.kind === "change" || b.kind === "change") return true;
+  return a.kind === b.kind && (a.kind !== "state" || a.changed);
+}
+
+/**
+ * Rule 2b, for a thing whose earlier fact named no attribute: "The pipeline was upgraded to Python
+ * 3.9" / "The data pipeline runs on Python 3.8" — a change to a value of the same sort (they share a
+ * word: "Python") and not the same value.
+ */
+function changesThing(a: Compared, b: Compared): boolean {
+  if (!a.thing || a.kind !== "change" || b.attribute !== null || b.negated) return false;
+  const [va, vb] = [valueOf(a), valueOf(b)];
+  return intersection(va, vb) > 0 && !sameValue(a, b);
+}
+
+/**
+ * Rule 2b, an attribute only one of the two names, whose noun the other uses: "User's password
+ * manager is now Dashlane" / "User keeps passwords in KeePassXC". Only for a new value said to be
+ * current ("now", "new") and two different names, as a shared noun alone proves little.
+ */
+function namesAttribute(a: Compared, b: Compared): boolean {
+  const [withAttribute, without] = a.attribute !== null && b.attribute === null ? [a, b] : a.attribute === null && b.attribute !== null ? [b, a] : [null, null];
+  if (!withAttribute || !without || !a.changed || !a.named || !b.named || b.negated) return false;
+  const shared = withAttribute.attribute!.split(" ").some((w) => without.nouns.has(w) && !without.subject.split(/[\s']+/).includes(w));
+  return shared && intersection(valueOf(a), valueOf(b)) === 0;
+}
+
+/** Rule 2c: "now" + the same verb frame with another object. */
+function reframes(a: Compared, b: Compared): boolean {
+  if (!a.frame || a.frame !== b.frame || !a.changed || b.negated || CUMULATIVE_VERBS.has(a.frame.split(" ")[0]!)) return false;
+  if (a.attribute && b.attribute && !sameAttribute(a, b)) return false; // "the office is on …" / "the infrastructure is now on …"
+  // when names changed, what they are for did not: "uses Linear for docs" is no new "uses Jira for tickets"
+  if (a.named && b.named && [...a.valueNouns].some((w) => !b.valueNouns.has(w))) return false;
+  return a.value.size > 0 && b.value.size > 0 && !sameValue(a, b);
+}
+
+/**
+ * Facts about the same thing: the same subject, or a thing named without an owner ("The on-call
+ * rotation changed to …", "Production runs in eu-west-1") and the same thing as the speaker's
+ * attribute ("The team's on-call rotation is weekly", "We moved production from …").
+ */
+function sameOwner(a: Compared, b: Compared): boolean {
+  if (a.subject === b.subject) return a.subject !== "unknown";
+  if (SPEAKERS.has(a.subject) && SPEAKERS.has(b.subject)) return false; // the user's email is not the team's
+  const [ta, tb] = [thingOf(a), thingOf(b)];
+  return ta !== null && (ta === tb || (a.thing && refersTo(ta, tb)));
+}
+
+/** A new "the deadline" or "Standup" names the thing an earlier fact named in full ("the migration deadline", "the team's daily standup"). */
+const refersTo = (name: string | null, earlier: string | null): boolean =>
+  name !== null && earlier !== null && (name === earlier || (!name.includes(" ") && earlier.endsWith(` ${name}`)));
+
+const thingOf = (f: Compared): string | null => f.about;
+
 export function inferRelation(newFact: RelatableFact, existing: RelatableFact): RelationType | null {
-  const a = facetsOf(newFact);
-  const b = facetsOf(existing);
+  const a = compared(newFact);
+  const b = compared(existing);
   const sameSubject = a.subject === b.subject && a.subject !== "unknown";
   const bigEnough = Math.min(a.core.size, b.core.size) >= 3;
   if (a.negated !== b.negated && overlap(a.core, b.core) >= 0.8 && (sameSubject || bigEnough)) return "contradicts";
-  if (sameSubject && a.attribute && a.attribute === b.attribute && !a.negated) {
-    const [va, vb] = [valueOf(a), valueOf(b)];
-    const sameValue = (va.size === 0 && vb.size === 0) || overlap(va, vb) >= 0.8;
-    return sameValue ? "supports" : "supersedes";
-  }
+  const replacing = !a.negated && !a.additive && !a.ending;
+  if (replacing && displaces(a, b, sameSubject)) return "supersedes";
+  if (replacing && sameOwner(a, b) && (resets(a, b) || changesThing(a, b) || namesAttribute(a, b))) return "supersedes";
+  if (replacing && sameSubject && reframes(a, b)) return "supersedes";
+  if (sameOwner(a, b) && a.attribute && a.attribute === b.attribute && !a.negated && sameValue(a, b)) return "supports";
   if (a.negated === b.negated && containment(b.core, a.core) >= 0.8 && (sameSubject || bigEnough)) return "supports";
   return sameSubject ? "related_to" : null;
 }

@@ -1,5 +1,5 @@
-import { isFiniteAt, subjectLength, wordsOf } from "./grammar.ts";
-import { VERBS } from "./lexicon.ts";
+import { firstFiniteIndex, isFiniteAt, subjectLength, wordsOf } from "./grammar.ts";
+import { ENDING_VERBS, VERBS, isEndingVerb, verbLemma } from "./lexicon.ts";
 
 /**
  * Sentence → atomic clauses. Only splits where both halves stand alone:
@@ -42,12 +42,29 @@ function splitJoined(part: string): string[] {
 function trySplit(left: string, right: string, joiner: string): [string, string] | null {
   if (!left || !right || !isClauseLike(left)) return null;
   const rightHasSubject = subjectLength(right) > 0;
+  if (joiner === "and" && endsSomething(left, rightHasSubject)) return null;
   if (joiner === "so") return [left, rightHasSubject ? right : ""];
   if (joiner === "" && SUBORDINATE_OPENERS.test(left)) return null; // comma splice after "When I…"
   if (joiner === "but" && KEEP_CONTRAST.test(right)) return null;
   if (rightHasSubject) return [left, right];
   const subject = borrowSubject(left, right);
   return subject && opensWithVerb(right) ? [left, `${subject} ${right}`] : null;
+}
+
+/**
+ * "I sold my Corolla and bought a Tesla", "Priya left and Sam is our new manager": what ended and
+ * what replaced it are one fact (a change), kept together so that the new value is seen replacing
+ * the old. Without a subject of its own the right half continues the ending clause; with one, the
+ * left half is only a subject and its ending verb.
+ */
+function endsSomething(left: string, rightHasSubject: boolean): boolean {
+  const words = wordsOf(left);
+  const at = firstFiniteIndex(words);
+  const lemma = at >= 0 ? verbLemma(words[at] ?? "") : null;
+  if (!lemma) return false;
+  const phrasal = isEndingVerb(`${lemma} ${words[at + 1] ?? ""}`) && !ENDING_VERBS.has(lemma);
+  if (!phrasal && !ENDING_VERBS.has(lemma)) return false;
+  return !rightHasSubject || words.length === at + (phrasal ? 2 : 1);
 }
 
 /** A left half worth cutting off: it has a subject, or is an imperative ("Keep answers short, I…", "Please don't…"). */

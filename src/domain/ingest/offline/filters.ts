@@ -1,4 +1,4 @@
-import { PROJECT_WORDS, VERBS } from "./lexicon.ts";
+import { IRREGULAR_PAST, PROJECT_WORDS, VERBS, isPastOrParticiple, verbLemma } from "./lexicon.ts";
 import { firstFiniteIndex, subjectLength, wordsOf } from "./grammar.ts";
 
 /**
@@ -31,7 +31,7 @@ const LEAD_INS: [RegExp, keyof Signals | null][] = [
   [/^(?:thanks|thank you)(?: (?:so|very) much)?(?: for [^,.!]*)?\s*[,.!]*\s*/i, null],
   [/^(?:good (?:morning|afternoon|evening|night))\b[,.!]*\s*/i, null],
   [
-    /^(?:oh|ah|well|so|anyway|anyways|ok|okay|alright|all right|right|yes|yeah|yep|sure|hmm+|ugh|um+|uh|hey|hi|hello|yo|btw|by the way|fyi|fwiw|for the record|heads[- ]up|also|and|but|plus|one more thing|another thing|quick one|quick question|ps|p\.s\.|just so you know|for context|sorry|oh sorry|my bad|oops|nice|great|cool|perfect|awesome|lol|haha|wow|note|no|cheers|for now)\b(?:\s+there)?\s*[,:!.\-–—]*\s*/i,
+    /^(?!no (?:more|longer)\b)(?:oh|ah|well|so|anyway|anyways|ok|okay|alright|all right|right|yes|yeah|yep|sure|hmm+|ugh|um+|uh|hey|hi|hello|yo|btw|by the way|fyi|fwiw|for the record|heads[- ]up|also|and|but|plus|one more thing|another thing|quick one|quick question|ps|p\.s\.|just so you know|for context|sorry|oh sorry|my bad|oops|nice|great|cool|perfect|awesome|lol|haha|wow|note|no|cheers|for now)\b(?:\s+there)?\s*[,:!.\-–—]*\s*/i,
     null,
   ],
 ];
@@ -61,6 +61,32 @@ export function stripTrailers(text: string): string {
     .replace(/[\s,]+(?:by the way|btw|then|please|though|too|as well|lol|haha|thanks|thank you)\s*([.!]*)$/i, "$1")
     .replace(/^(?:please|pls|kindly)\s+/i, "")
     .trim();
+}
+
+/** "These days", "Since the reorg", "As of March": when, said before the subject. */
+const TIME_LEAD = /^(?:these days|nowadays|lately|currently|recently|since (?:the |last |this )?[\w-]+|as of (?:the |last |this |next )?[\w-]+|starting (?:the |last |this |next )?[\w-]+|from next [\w-]+)\s*,?\s+/i;
+
+/**
+ * "These days I live in York" → "I live in York these days": the fact keeps its subject first
+ * (the rules below want one) and its time marker, which says the value is the current one.
+ */
+export function moveTimeLead(clause: string): string {
+  const m = TIME_LEAD.exec(clause);
+  if (!m) return clause;
+  const rest = clause.slice(m[0].length);
+  if (subjectLength(rest) === 0) return clause;
+  return `${rest.replace(/[.!]+$/, "")} ${m[0].trim().replace(/,$/, "").toLowerCase()}`;
+}
+
+/**
+ * A user's note without its "I": "Switched streaming to Paramount+", "Got a new car". A clause
+ * opening with a simple past (not a participle: "Done with…", "Based in…") has an elided subject.
+ */
+export function restoreSubject(clause: string): string {
+  const first = wordsOf(clause)[0] ?? "";
+  const simplePast = isPastOrParticiple(first) && verbLemma(first) !== null && (first.endsWith("ed") || IRREGULAR_PAST.has(first));
+  if (!simplePast || subjectLength(clause) > 0) return clause;
+  return `I ${clause.charAt(0).toLowerCase()}${clause.slice(1)}`;
 }
 
 const ACKS = new Set(
@@ -106,6 +132,8 @@ export function isTransient(text: string): boolean {
 }
 
 const STANDING_LEAD = /^(?:from now on|going forward|in the future|by default|in general|whenever possible)\b[,]?\s*/i;
+/** The same markers closing the sentence: "Call me on 555-0199 from now on". */
+const STANDING_TAIL = /[\s,]+(?:from now on|going forward|by default)\s*[.!]*$/i;
 const STANDING_START = /^(?:always|never|do not|don't|stop)\s+\w/i;
 const LETS_DECISION = /^let us\s+(?:go with|use|stick with|pick|choose|switch to|adopt|move to|keep|standardi[sz]e on|settle on)\b/i;
 
@@ -118,8 +146,8 @@ export type Imperative = { kind: "standing"; body: string } | { kind: "decision"
  * task: a one-off request ("Check the weather") → not a memory.
  */
 export function imperativeOf(text: string): Imperative | null {
-  const standingLead = STANDING_LEAD.exec(text);
-  const body = standingLead ? text.slice(standingLead[0].length) : text;
+  const standingLead = STANDING_LEAD.exec(text) ?? STANDING_TAIL.exec(text);
+  const body = !standingLead ? text : standingLead.index === 0 ? text.slice(standingLead[0].length) : text.slice(0, standingLead.index);
   if (STANDING_START.test(body)) return { kind: "standing", body };
   if (LETS_DECISION.test(body)) return { kind: "decision", body: body.replace(/^let us\s+/i, "we will ") };
   if (/^let (?:us|me)\b/i.test(body)) return { kind: "task" };

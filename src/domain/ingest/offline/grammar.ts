@@ -1,4 +1,4 @@
-import { MODALS, NEGATIONS, PRE_VERB_ADVERBS, STOPWORDS, VERBS, isPastOrParticiple, verbLemma } from "./lexicon.ts";
+import { IRREGULAR_PAST, MODALS, NEGATIONS, PRE_VERB_ADVERBS, STOPWORDS, VERBS, isPastOrParticiple, verbLemma } from "./lexicon.ts";
 
 /**
  * Just enough shallow grammar to find a clause's subject and finite verb
@@ -83,6 +83,19 @@ function pronounTakesVerb(words: readonly string[]): boolean {
   return /^[a-z][a-z-]+$/.test(next) && !STOPWORDS.has(next) && !NEGATIONS.has(next);
 }
 
+const PAST_FOLLOWERS = new Set(["up", "down", "to", "from", "by", "in", "on", "off", "over", "out", "again"]);
+
+/**
+ * "Rent went up…", "Standup moved to…": a verb-looking first word followed by a simple past is a
+ * noun subject (an imperative is never followed by one); a past in "-ed" must be followed by a
+ * preposition, as "Check updated docs" reads the other way.
+ */
+function nounBeforePast(words: readonly string[]): boolean {
+  const next = words[1] ?? "";
+  if (IRREGULAR_PAST.has(next)) return true;
+  return next.endsWith("ed") && isPastOrParticiple(next) && PAST_FOLLOWERS.has(words[2] ?? "");
+}
+
 /**
  * Number of leading words forming the subject when the clause opens with
  * "subject + finite verb" ("I use…", "the billing service runs…", "Dana says…"),
@@ -94,7 +107,7 @@ export function subjectLength(original: string): number {
   const first = words[0];
   if (!first) return 0;
   if (SUBJECT_PRONOUNS.has(first)) return pronounTakesVerb(words) ? 1 : 0;
-  const isName = /^\p{Lu}/u.test(raw[0] ?? "") && !VERBS.has(first);
+  const isName = /^\p{Lu}/u.test(raw[0] ?? "") && (!VERBS.has(first) || nounBeforePast(words));
   if (!DETERMINERS.has(first) && !isName) return 0;
   for (let i = 1; i <= 4 && i < words.length; i++) {
     const w = words[i] ?? "";

@@ -34,6 +34,11 @@ export const VERBS = words(`
   adore detest loathe miss spell begin end rent buy sell visit travel learn quit retire grow raise walk swim
   cook bake paint sing listen watch wear parse test lint format bundle compile install configure set enable
   disable log cache index query name marry date meet wish hope care mind
+  relocate settle reside postpone delay slip slide bump push shift reschedule downgrade increase decrease
+  rise reduce lower extend rename swap trade exchange ditch abandon cancel close resign step split break
+  report join attend retrain commute bank transfer convert cut jump hire promote fall
+  come cost supply accept book pay earn spend charge tinker belong sit stand sound turn open shut
+  arrive return reply apply offer receive provide own rely port
 `);
 
 const IRREGULAR_FORMS: Record<string, string> = {
@@ -46,8 +51,15 @@ const IRREGULAR_FORMS: Record<string, string> = {
   met: "meet", bought: "buy", sold: "sell", began: "begin", begun: "begin", spoke: "speak",
   spoken: "speak", grew: "grow", drove: "drive", ate: "eat", drank: "drink", led: "lead", sent: "send",
   set: "set", quit: "quit", froze: "freeze", frozen: "freeze", taught: "teach", learnt: "learn",
-  meant: "mean", spelt: "spell",
+  meant: "mean", spelt: "spell", slid: "slide", rose: "rise", risen: "rise", broke: "break", broken: "break",
+  fell: "fall", fallen: "fall",
 };
+
+/** Irregular simple pasts (not participles): a clause may open with one when its "I" is left out ("Got a new car"). */
+export const IRREGULAR_PAST = words(`
+  went chose made took got saw felt became left said told gave found wrote ran built kept held knew thought met
+  bought sold began spoke grew drove ate drank led sent quit froze taught meant slid rose broke fell
+`);
 
 /** Modal and auxiliary verbs: finite on their own, and they block person agreement of the next verb. */
 export const MODALS = words(`will would can could should shall may might must cannot`);
@@ -61,7 +73,7 @@ export const PRE_VERB_ADVERBS = words(`
 
 /** Irregular past forms whose person does not change ("I chose" → "User chose"). */
 export function isPastOrParticiple(word: string): boolean {
-  const lemma = IRREGULAR_FORMS[word];
+  const lemma = IRREGULAR_FORMS[word] ?? IRREGULAR_FORMS[word.replace(/^(?:re|over|under|out|mis)(?=\w{3})/, "")];
   if (lemma && !["is", "are", "am", "has", "does", "goes"].includes(word)) return true;
   if (word.length <= 3 || !word.endsWith("ed") || VERBS.has(word)) return false;
   const base = verbLemma(word);
@@ -73,6 +85,8 @@ export function isPastOrParticiple(word: string): boolean {
 export function verbLemma(word: string): string | null {
   const w = word.toLowerCase();
   if (IRREGULAR_FORMS[w]) return IRREGULAR_FORMS[w] ?? null;
+  const prefixed = /^(re|over|under|out|mis)(\w{3,})$/.exec(w); // "rewrote" → "rewrite"
+  if (prefixed && IRREGULAR_FORMS[prefixed[2]!]) return `${prefixed[1]}${IRREGULAR_FORMS[prefixed[2]!]}`;
   if (VERBS.has(w)) return w;
   const candidates = [
     w.endsWith("ies") ? `${w.slice(0, -3)}y` : null,
@@ -150,6 +164,11 @@ export const VALUE_CATEGORIES: ValueCategory[] = [
     exclusive: true,
     terms: ["aws", "gcp", "azure", "fly.io", "heroku", "vercel", "netlify", "render", "cloudflare"],
   },
+  {
+    attribute: "diet",
+    exclusive: true,
+    terms: ["vegetarian", "vegan", "pescatarian", "pescetarian", "flexitarian", "keto", "paleo", "omnivore", "carnivore", "raw vegan"],
+  },
   { attribute: "os", exclusive: true, terms: ["linux", "macos", "windows", "arch linux", "ubuntu", "debian", "fedora"] },
   { attribute: "shell", exclusive: true, terms: ["bash", "zsh", "fish", "powershell"] },
   { attribute: "api style", exclusive: true, terms: ["rest", "graphql", "grpc"] },
@@ -165,4 +184,90 @@ export const VALUE_CATEGORIES: ValueCategory[] = [
 /** Verbs after which a category term is the value the fact sets ("uses Vim", "switched to Helix"). */
 export const VALUE_VERBS = words(`
   use prefer switch move choose pick go decide run write deploy host target pin standardize settle opt adopt migrate
+`);
+
+// ---------------------------------------------------------------------------------------------------
+// change detection (facets.ts, relate.ts): verb lemmas as wink-nlp gives them
+
+/** Verbs that give something a new value ("moved to", "got pushed to", "upgraded to", "went up to"). */
+export const CHANGE_VERBS = words(`
+  change switch move shift push postpone delay slip slide bump reschedule upgrade downgrade migrate update
+  increase decrease raise rise lower reduce cut extend rename replace swap trade exchange convert transfer
+  relocate become turn jump drop fall port
+`);
+
+/** Verbs that end what their object (or an intransitive subject) was: "left Bosch", "sold the Corolla", "Priya stepped down". */
+export const ENDING_VERBS = words(`
+  leave quit sell cancel drop ditch abandon close resign retire stop end divorce lose
+`);
+
+/** Phrasal verbs that end something: "gave up the violin", "Hannah stepped down". */
+export const ENDING_PHRASES = new Set(["give up", "step down", "split up", "break up", "move out", "drop out", "walk away"]);
+
+/** Does the verb (a lemma, with its particle: "step down") end something? */
+export const isEndingVerb = (verb: string): boolean => ENDING_VERBS.has(verb) || ENDING_PHRASES.has(verb) || ENDING_VERBS.has(verb.split(" ")[0]!);
+
+/** Verbs whose object adds to what was known rather than replacing it ("has a cat", "speaks French"), and light verbs that say too little to compare ("gets", "goes"). */
+export const CUMULATIVE_VERBS = words(`
+  have own know speak like love enjoy visit meet read watch listen follow collect support hate dislike
+  prefer want need get take make do see give put go come
+`);
+
+/** Words that add another value beside a known one: "I use tmux too", "another dog", "my other sister". */
+export const ADDITIVE_WORDS = words(`too also another other second third additionally both extra`);
+
+/** Words that say a value is the current one, replacing another ("now", "these days", "new"). */
+export const CHANGE_MARKERS = words(`now nowadays anymore instead new currently lately`);
+
+/** Adjectives that date or rank a value rather than name the attribute: "my new number" is "my number", "our main database" is "our database". */
+export const TIME_ADJECTIVES = words(`new current old previous former latest present main primary default usual regular`);
+
+/**
+ * Attribute keys that name one attribute: the key a fact's attribute phrase maps to. Only
+ * synonyms a person uses for the same slot of a profile, not related slots ("office" is no "home").
+ */
+export const ATTRIBUTE_SYNONYMS: Record<string, string> = {
+  job: "occupation", profession: "occupation", career: "occupation", role: "occupation", "line work": "occupation",
+  home: "location", city: "location", residence: "location", "home city": "location",
+  "home address": "address", "postal address": "address", "street address": "address",
+  phone: "phone", number: "phone", "phone number": "phone", mobile: "phone", "mobile number": "phone",
+  cell: "phone", "cell number": "phone", telephone: "phone", "telephone number": "phone",
+  "email address": "email", "e-mail": "email", "e-mail address": "email", "mail address": "email",
+  boss: "manager", "line manager": "manager", supervisor: "manager",
+  company: "employer", workplace: "employer",
+};
+
+/** Verb + preposition frames that set a profile attribute: "lives in", "works at", "reports to". */
+export const FRAME_ATTRIBUTES: Record<string, string> = {
+  "live in": "location", "reside in": "location", "base in": "location", "relocate to": "location",
+  "move to": "location", "settle in": "location", "relocate from": "location", "move from": "location",
+  "live at": "address",
+  "work at": "employer", "work for": "employer", "employ at": "employer", "employ by": "employer",
+  "work as": "occupation", "retrain as": "occupation", "train as": "occupation", "employ as": "occupation",
+  "start as": "occupation", "begin as": "occupation",
+  "report to": "manager",
+};
+
+/** Head nouns of occupations: "User is a pharmacist" sets the occupation, "User is a morning person" does not. */
+export const OCCUPATIONS = words(`
+  accountant actor actress administrator analyst anesthetist architect artist attorney auditor baker banker
+  barber barista bartender biologist bookkeeper builder butcher caregiver carer carpenter cashier ceo cfo
+  chef chemist cleaner clerk coach consultant cook copywriter counselor counsellor courier cto dancer
+  designer dentist detective developer dietitian doctor driver economist editor electrician engineer
+  entrepreneur farmer firefighter florist founder freelancer gardener geologist hairdresser historian
+  illustrator instructor interpreter intern janitor journalist judge lawyer lecturer librarian lifeguard
+  linguist machinist manager marketer mathematician mechanic midwife musician nanny nurse officer
+  optician painter paralegal paramedic pharmacist photographer physician physicist physiotherapist pilot
+  plumber poet politician postman principal professor programmer psychiatrist psychologist radiologist
+  receptionist recruiter reporter researcher salesman salesperson scientist secretary singer soldier
+  student surgeon surveyor tailor teacher technician therapist translator tutor veterinarian vet waiter
+  waitress welder writer
+`);
+
+/** Nouns for people and pets: "User's sister lives in Rome" is about the sister, "User's sister is Julia" names her. */
+export const PERSON_NOUNS = words(`
+  sister brother sibling mother father mom mum dad parent wife husband partner spouse girlfriend boyfriend
+  fiance fiancee son daughter kid child children baby friend colleague coworker roommate flatmate neighbour
+  neighbor cousin aunt uncle grandmother grandfather grandma grandpa grandparent niece nephew boss manager
+  mentor coach landlord landlady teacher doctor dentist therapist stepmother stepfather pet dog cat puppy kitten
 `);

@@ -146,7 +146,8 @@ export function rewritePerson(clause: string, role: ChatRole | null, opts: Rewri
       tok.core = FORMS.team.subject[later ? 2 : i === 0 ? 0 : 1]; // "our team" → "the team", not "the team's team"
       tokens.splice(i + 1, 1);
       mentioned.add(entity);
-      agreeVerb(tokens, i + 1, later);
+      // "our team plays" already agrees with "the team" ("The team playses", "The team leads is" otherwise)
+      if (later) agreeVerb(tokens, i + 1, later);
       continue;
     }
     mentioned.add(entity);

@@ -1,0 +1,233 @@
+import { describe, expect, test } from "bun:test";
+import type { ExtractedFact } from "../../src/domain/ingest/extractor.ts";
+import { OfflineExtractor } from "../../src/domain/ingest/offline-extractor.ts";
+import { inferRelation } from "../../src/domain/ingest/relate.ts";
+
+/**
+ * Does auto_relate see that a later fact replaces an earlier one, and leave alone a later fact
+ * that does not? Pairs [earlier, later], phrased independently of the knowledge-update bench's
+ * templates (other verbs, word orders and attributes), in the two ways facts arrive:
+ *  - said:   what the user says in two conversations, through the offline extractor, then every
+ *            later fact against every earlier one, as auto_relate on ingest compares them;
+ *  - stored: what an agent stores ("User …"), compared as auto_relate on store does.
+ * A false replacement hides a true fact, so the non-change pairs must all pass; the change pairs
+ * have a floor (a miss only leaves the older value ranked as it was).
+ */
+
+type Pair = [earlier: string, later: string];
+
+const SAID_CHANGES: Pair[] = [
+  ["Our standup is on Mondays.", "Our standup moved from Monday to Wednesday."],
+  ["We deploy on Heroku.", "We now deploy on Fly.io instead of Heroku."],
+  ["Chris runs our team.", "Dana took over the team from Chris."],
+  ["I'm vegetarian.", "I've gone vegan."],
+  ["My phone number is 555-0142.", "Call me on 555-0199 from now on."],
+  ["I'm based in Hamburg.", "I relocated to Munich last spring."],
+  ["I work as a copywriter.", "I retrained as a nurse."],
+  ["I work for Bosch.", "I left Bosch and now work at Airbus."],
+  ["My email is li.wei@mailbox.org.", "You can reach me at wei.li@posteo.net now."],
+  ["I drive a Golf.", "I replaced my Golf with a Prius."],
+  ["Our sprints are two weeks long.", "Our sprints are now three weeks long."],
+  ["The beta launch is planned for May 3.", "The beta launch has been delayed until June 10."],
+  ["We use Jenkins for CI.", "We migrated our CI to GitHub Actions."],
+  ["The API runs on Node 18.", "The API now runs on Node 22."],
+  ["I report to Alan.", "Since the reorg I report to Beatrice."],
+  ["My dentist is Dr. Weber.", "My dentist is now Dr. Okafor."],
+  ["My favourite band is Radiohead.", "Wilco has replaced Radiohead as my favourite band."],
+  ["Our office is in Kreuzberg.", "Our office moved to Mitte."],
+  ["My username is jdoe.", "My username changed to jdoe42."],
+  ["The release is scheduled for Friday.", "The release got bumped to next Tuesday."],
+  ["My rent is 900 euros.", "My rent went up to 1,050 euros."],
+  ["My shift starts at 7am.", "My shift now starts at 9am."],
+  ["I play the violin.", "I gave up the violin for the cello."],
+  ["We store uploads in S3.", "We moved uploads from S3 to R2."],
+  ["Our main database is MySQL.", "We switched the main database over to Postgres."],
+  ["I live in Leeds.", "These days I live in York."],
+  ["My landlord is Mr. Patel.", "Mr. Patel sold the flat, so my landlord is Mrs. Costa now."],
+  ["Our on-call rotation is weekly.", "The on-call rotation changed to fortnightly."],
+  ["I use Firefox.", "I ditched Firefox for Brave."],
+  ["My coach is Hannah.", "Hannah stepped down and Ravi is my new coach."],
+  ["I teach maths at a high school.", "I'm a school principal now."],
+  ["My partner's name is Sam.", "I split up with Sam; my partner is Alex now."],
+];
+
+const SAID_NON_CHANGES: Pair[] = [
+  ["I have a sister, Julia.", "I also have a brother named Luis."],
+  ["I have a sister called Mia.", "My other sister is Nora."],
+  ["We have a dog named Rex.", "We adopted a cat called Miso."],
+  ["I use Vim.", "I use tmux too."],
+  ["I use Vim for editing.", "I use Git for version control."],
+  ["My manager is Priya.", "My mentor is Sam."],
+  ["I live in Berlin.", "I work in Potsdam."],
+  ["I live in Berlin.", "My sister lives in Rome."],
+  ["I live in Berlin.", "My office is in Potsdam."],
+  ["I live in Berlin.", "I grew up in Madrid."],
+  ["I speak French.", "I'm learning Japanese."],
+  ["My favourite band is Radiohead.", "My favourite film is Alien."],
+  ["I drive a Golf.", "My wife drives a Mini."],
+  ["Our backend is written in Go.", "Our frontend is written in TypeScript."],
+  ["The beta launch is planned for May 3.", "The public launch is planned for September 1."],
+  ["My phone number is 555-0142.", "My office number is 555-0100."],
+  ["My email is li.wei@mailbox.org.", "My work email is wei@acme.com."],
+  ["I'm vegetarian.", "I love Thai food."],
+  ["I play the violin.", "I play tennis on Sundays."],
+  ["I work for Bosch.", "My brother works for Siemens."],
+  ["Our standup is on Mondays.", "Our retro is on Fridays."],
+  ["We deploy on Heroku.", "We store backups on S3."],
+  ["My dentist is Dr. Weber.", "My doctor is Dr. Lang."],
+  ["I report to Alan.", "Alan reports to Maria."],
+  ["I teach maths at a high school.", "I coach the school's chess club."],
+  ["I have two kids.", "I have a cat."],
+];
+
+const STORED_CHANGES: Pair[] = [
+  ["User commutes by train", "User now commutes by bike"],
+  ["User's preferred language for replies is German", "User's preferred language for replies is now English"],
+  ["The team's retro is on Fridays", "The team's retro was moved to Thursdays"],
+  ["User's home is in Oslo", "User relocated to Bergen"],
+  ["User is an accountant", "User became a pilot"],
+  ["User works at Deloitte", "User joined KPMG after leaving Deloitte"],
+  ["The staging server runs Ubuntu 20.04", "The staging server was upgraded to Ubuntu 24.04"],
+  ["The project targets Python 3.9", "The project now targets Python 3.12"],
+  ["User's daughter attends Hillside School", "User's daughter now attends Oakwood School"],
+  ["The launch date is March 3", "The launch date slid to April 14"],
+  ["User's budget for the trip is 2,000 euros", "User cut the trip budget to 1,500 euros"],
+  ["User's mobile number is 0176 1234567", "User's number changed to 0151 7654321"],
+  ["User uses Todoist for tasks", "User replaced Todoist with Things for tasks"],
+  ["The team hosts the docs on GitBook", "The team moved the docs from GitBook to Docusaurus"],
+  ["User's cat is called Pixel", "User renamed their cat to Byte"],
+  ["User is single", "User got married to Robin"],
+  ["User's car is a Fiat Panda", "User traded the Fiat Panda in for a Kia Niro"],
+  ["User's internet provider is Vodafone", "User switched internet provider to O2"],
+  ["The design lead is Marta", "Marta left; Ines is the new design lead"],
+  ["User lives in Austin", "User no longer lives in Austin"],
+];
+
+const STORED_NON_CHANGES: Pair[] = [
+  ["User has a sister Julia", "User has a brother Luis"],
+  ["User has a dog named Rex", "User has a second dog named Bo"],
+  ["User uses Vim", "User uses tmux too"],
+  ["User's manager is Priya", "User's mentor is Sam"],
+  ["User lives in Berlin", "User works in Potsdam"],
+  ["User lives in Berlin", "User's parents live in Hamburg"],
+  ["User's sister lives in Rome", "User lives in Milan"],
+  ["User's email is ana@mail.com", "User's sister's email is eva@mail.com"],
+  ["User works at Siemens", "User's partner works at Spotify"],
+  ["User drives a Volvo", "User's son drives a Fiat"],
+  ["The billing service runs on Node 20", "The search service runs on Node 22"],
+  ["User plays tennis", "User also plays padel"],
+  ["User speaks Spanish", "User speaks Portuguese as well"],
+  ["The deadline for the API is June 1", "The deadline for the mobile app is July 1"],
+  ["User is a nurse", "User is a morning person"],
+  ["User is vegetarian", "User is allergic to peanuts"],
+  ["User's favourite colour is green", "User's favourite season is autumn"],
+  ["User moved to Lisbon", "User's brother moved to Porto"],
+];
+
+/**
+ * Not held out: pairs written while the rules were tuned, one or more per rule that widened what
+ * counts as a replacement (a thing named alone, an attribute only one fact names, "now" with the
+ * same verb, an adjective more, a change verb's object), each one a fact that must stay.
+ */
+const STORED_GUARDS: Pair[] = [
+  ["User works at Siemens", "User's work laptop is now a ThinkPad"],
+  ["User goes to Bonanza for coffee", "User's favourite coffee is now a flat white"],
+  ["The API is written in Go", "The API is now public"],
+  ["User's email is ana@mail.com", "The team's email is now team@acme.com"],
+  ["The project is called Falcon", "The mobile app is called Sparrow"],
+  ["User's sister is Julia", "User's older sister is Ana"],
+  ["User's brother is Luis", "User's brother is a doctor"],
+  ["User speaks French", "User now speaks Spanish"],
+  ["User has a dog", "User now has a cat"],
+  ["The team's retro is at 9:15", "Standup moved to 9:45"],
+  ["The launch date is June 14", "The deadline got pushed to June 28"],
+  ["User gets 30 vacation days a year", "User got a new car: a Polestar"],
+  ["User lives in Potsdam", "User commutes from Potsdam to Berlin"],
+  ["User goes to the Berlin office on Fridays", "User moved from Berlin to Lisbon"],
+  ["User works at Siemens", "User's partner is now at Allianz"],
+  ["The team uses Jira for tickets", "The team now uses Linear for docs"],
+  ["The team's office is on the second floor", "The team's infrastructure is now on Hetzner"],
+  ["User moved to Lisbon", "User's sister moved to Porto"],
+];
+
+const extractor = new OfflineExtractor();
+const said = (text: string): ExtractedFact[] => extractor.extractSync({ messages: [{ role: "user", content: text }] });
+const REPLACING = new Set(["supersedes", "contradicts"]);
+
+/** The later facts and whether one of them supersedes or contradicts an earlier one. */
+function saidReplaces([earlier, later]: Pair): { replaces: boolean; facts: string[] } {
+  const before = said(earlier);
+  const after = said(later);
+  // Stored memories keep only content: the earlier facts are compared by content, as auto_relate does.
+  const replaces = after.some((fact) => before.some((old) => REPLACING.has(inferRelation(fact, { content: old.content, memory_type: old.memory_type }) ?? "")));
+  return { replaces, facts: after.map((f) => f.content) };
+}
+
+const storedReplaces = ([earlier, later]: Pair): boolean => REPLACING.has(inferRelation({ content: later }, { content: earlier }) ?? "");
+
+/** Change pairs detected, as a share, with the misses for the failure message. */
+function recall(pairs: Pair[], replaces: (p: Pair) => boolean): { share: number; misses: Pair[] } {
+  const misses = pairs.filter((p) => !replaces(p));
+  return { share: 1 - misses.length / pairs.length, misses };
+}
+
+describe("change detection on held-out phrasings", () => {
+  test("the set is big enough to mean something", () => {
+    expect(SAID_CHANGES.length + STORED_CHANGES.length).toBeGreaterThanOrEqual(40);
+    expect(SAID_NON_CHANGES.length + STORED_NON_CHANGES.length).toBeGreaterThanOrEqual(40);
+  });
+
+  test("said: no later fact about something else replaces an earlier one", () => {
+    const wrong = SAID_NON_CHANGES.filter((p) => saidReplaces(p).replaces).map((p) => [...p, saidReplaces(p).facts]);
+    expect(wrong).toEqual([]);
+  });
+
+  test("stored: no later fact about something else replaces an earlier one", () => {
+    expect(STORED_NON_CHANGES.filter(storedReplaces)).toEqual([]);
+  });
+
+  test("guards of the widened rules: no replacement", () => {
+    expect(STORED_GUARDS.filter(storedReplaces)).toEqual([]);
+  });
+
+  test("said: a new value is detected as replacing the old one", () => {
+    const { share, misses } = recall(SAID_CHANGES, (p) => saidReplaces(p).replaces);
+    if (share < RECALL_FLOOR) console.error("said changes missed:", misses.map((p) => [...p, saidReplaces(p).facts]));
+    expect(share).toBeGreaterThanOrEqual(RECALL_FLOOR);
+  });
+
+  test("stored: a new value is detected as replacing the old one", () => {
+    const { share, misses } = recall(STORED_CHANGES, storedReplaces);
+    if (share < RECALL_FLOOR) console.error("stored changes missed:", misses);
+    expect(share).toBeGreaterThanOrEqual(RECALL_FLOOR);
+  });
+});
+
+/** Reached by the rules (31 of 32 said, 19 of 20 stored); raise it when they improve, never lower it to let a change in. */
+const RECALL_FLOOR = 0.9;
+
+describe("the offline extractor keeps a change and its subject", () => {
+  const cases: [said: string, fact: string][] = [
+    ["These days my sport is padel.", "User's sport is padel these days"],
+    ["Since the reorg I report to Beatrice.", "User reports to Beatrice since the reorg"],
+    ["Call me on 555-0199 from now on.", "User wants the assistant to call them on 555-0199"],
+    ["Send invoices to li@mailbox.org, that's my email.", "User's email is li@mailbox.org"],
+    ["new email: wei@posteo.net talk soon", "The new email is wei@posteo.net"],
+    ["I sold my Corolla and bought a Tesla.", "User sold their Corolla and bought a Tesla"],
+    ["Hannah stepped down and Ravi is my new coach.", "Hannah stepped down and Ravi is the user's new coach"],
+    ["Rent went up from €900 to €1,050.", "Rent went up from €900 to €1,050"],
+    ["Switched my bank to Monzo.", "User switched their bank to Monzo"],
+    ["No more standups on Fridays, they are on Mondays now.", "No more standups on Fridays, they are on Mondays now"],
+  ];
+  for (const [text, fact] of cases) {
+    test(`"${text}"`, () => expect(said(text).map((f) => f.content)).toContain(fact));
+  }
+
+  test("an ending and a new clause with its own subject stay apart", () => {
+    expect(said("I left Bosch and I miss it.").map((f) => f.content)).toEqual(["User left Bosch", "User misses it"]);
+  });
+
+  test("a clause opening with a participle keeps no invented subject", () => {
+    expect(said("Done with the report.").map((f) => f.content)).not.toContain("User done with the report");
+  });
+});
