@@ -21,7 +21,10 @@ class FakeWorker {
   addEventListener() {}
   ref() {}
   unref() {}
-  terminate() {}
+  terminated = false;
+  terminate() {
+    this.terminated = true;
+  }
   lastRequest(): EmbedRequest {
     return this.sent.at(-1) as EmbedRequest;
   }
@@ -37,10 +40,31 @@ class FakeWorker {
   }
 }
 
+const READY = { type: "ready", modelId: "fake", dimension: DIM, buildMs: 0, loadMs: 0 } as const;
+
 function fakeEmbedder() {
   const worker = new FakeWorker();
-  const embedder = new WorkerEmbedder(worker as unknown as Worker, { type: "ready", modelId: "fake", dimension: DIM, buildMs: 0, loadMs: 0 }, 0);
+  const embedder = new WorkerEmbedder(worker as unknown as Worker, READY, 0);
   return { worker, embedder };
+}
+
+/**
+ * An embedder that may start a second fake worker: `lanes.started` counts the starts, `ready()` /
+ * `refuse()` settle the last one, `second()` is the last one started.
+ */
+function twoLaneEmbedder(idleMs?: number, spare?: () => boolean) {
+  const first = new FakeWorker();
+  const started: FakeWorker[] = [];
+  let settle: { ready: () => void; refuse: (error: Error) => void } | null = null;
+  const lanes = { started: 0 };
+  const start = () => {
+    lanes.started++;
+    const worker = new FakeWorker();
+    started.push(worker);
+    return new Promise<Worker>((resolve, reject) => (settle = { ready: () => resolve(worker as unknown as Worker), refuse: reject }));
+  };
+  const embedder = new WorkerEmbedder(first as unknown as Worker, READY, 0, { lanes: 2, start, ...(idleMs !== undefined && { idleMs }), ...(spare && { spare }) });
+  return { first, second: () => started.at(-1)!, embedder, lanes, ready: () => settle!.ready(), refuse: (error: Error) => settle!.refuse(error) };
 }
 
 /** The promise's state once every pending reaction has run: "pending", "resolved" or "rejected". */
@@ -106,6 +130,151 @@ describe("an embedding batch answered in parts", () => {
     const after = embedder.embed(["c"]);
     worker.answer([0], true);
     expect(Array.from((await after).vectors[0]!)).toEqual([0, 1]);
+  });
+});
+
+describe("a second embedding worker", () => {
+  test("one call at a time never starts it", async () => {
+    const { first, embedder, lanes } = twoLaneEmbedder();
+    for (const text of ["a", "bb", "ccc"]) {
+      const call = embedder.embed([text]);
+      first.answer([0], true);
+      expect(Array.from((await call).vectors[0]!)).toEqual([0, text.length]);
+    }
+    expect(lanes.started).toBe(0);
+    expect(embedder.workers).toBe(1);
+  });
+
+  test("starts once texts wait while the first is busy, then takes the waiting texts", async () => {
+    const { first, second: started, embedder, lanes, ready } = twoLaneEmbedder();
+    const a = embedder.embed(["a"]);
+    const b = embedder.embed(["bb"]);
+    const c = embedder.embed(["ccc"]);
+    expect(lanes.started).toBe(1); // one start for both waiting calls
+    ready();
+    await Bun.sleep(0);
+    const second = started();
+    expect(embedder.workers).toBe(2);
+    // the two waiting calls are shared between the idle second worker and nothing else: the first is still busy
+    expect(second.lastRequest().texts).toEqual(["bb", "ccc"]);
+    second.answer([1], false);
+    expect(await stateOf(c)).toBe("resolved");
+    second.answer([0], true);
+    first.answer([0], true);
+    expect(Array.from((await a).vectors[0]!)).toEqual([0, 1]);
+    expect(Array.from((await b).vectors[0]!)).toEqual([0, 2]);
+    expect(Array.from((await c).vectors[0]!)).toEqual([1, 3]);
+  });
+
+  test("texts waiting when both workers are idle are shared between them, each back in its place", async () => {
+    const { first, second: started, embedder, ready } = twoLaneEmbedder();
+    const warm = embedder.embed(["w"]);
+    const waiting = embedder.embed(["x"]);
+    ready();
+    await Bun.sleep(0);
+    const second = started();
+    second.answer([0], true);
+    first.answer([0], true);
+    await Promise.all([warm, waiting]);
+    const texts = ["t0", "t1", "t22", "t333", "t4"];
+    const call = embedder.embed(texts);
+    expect(first.lastRequest().texts).toEqual(["t0", "t1", "t22"]);
+    expect(second.lastRequest().texts).toEqual(["t333", "t4"]);
+    second.answer([0, 1], true);
+    first.answer([2, 0, 1], true);
+    const { vectors } = await call;
+    expect(vectors.map((v) => Array.from(v))).toEqual([[0, 2], [1, 2], [2, 3], [0, 4], [1, 2]]);
+  });
+
+  test("a second worker that cannot start is not retried; the first goes on alone", async () => {
+    const { first, embedder, lanes, refuse } = twoLaneEmbedder();
+    const a = embedder.embed(["a"]);
+    const b = embedder.embed(["b"]);
+    refuse(new Error("no memory"));
+    await Bun.sleep(0);
+    first.answer([0], true);
+    await a;
+    const c = embedder.embed(["c"]);
+    expect(first.lastRequest().texts).toEqual(["b"]);
+    first.answer([0], true);
+    await b;
+    first.answer([0], true);
+    await c;
+    expect(lanes.started).toBe(1);
+    expect(embedder.workers).toBe(1);
+  });
+
+  test("is started and sent batches only while a core is spare", async () => {
+    let spare = false;
+    const { first, second, embedder, lanes, ready } = twoLaneEmbedder(undefined, () => spare);
+    const a = embedder.embed(["a"]);
+    const b = embedder.embed(["b"]);
+    expect(lanes.started).toBe(0); // texts wait, but no core is spare
+    first.answer([0], true);
+    await a;
+    first.answer([0], true);
+    await b;
+    spare = true;
+    const c = embedder.embed(["c"]);
+    const d = embedder.embed(["d"]);
+    expect(lanes.started).toBe(1);
+    ready();
+    await Bun.sleep(0);
+    second().answer([0], true);
+    await d;
+    first.answer([0], true);
+    await c;
+    spare = false;
+    const e = embedder.embed(["e"]);
+    const f = embedder.embed(["f"]); // waits for the first worker although the second is idle
+    expect(second().sent).toHaveLength(1);
+    first.answer([0], true);
+    await e;
+    expect(first.lastRequest().texts).toEqual(["f"]);
+    first.answer([0], true);
+    await f;
+    expect(lanes.started).toBe(1);
+  });
+
+  test("ends after staying idle, without failing the embedder; the next wait starts one again", async () => {
+    const { first, second, embedder, lanes, ready } = twoLaneEmbedder(20);
+    const a = embedder.embed(["a"]);
+    const b = embedder.embed(["b"]);
+    ready();
+    await Bun.sleep(0);
+    const extra = second();
+    extra.answer([0], true);
+    await b;
+    first.answer([0], true);
+    await a;
+    expect(embedder.workers).toBe(2);
+    await Bun.sleep(60);
+    expect(extra.terminated).toBe(true);
+    expect(embedder.workers).toBe(1);
+    const c = embedder.embed(["c"]); // the first worker takes it: nothing waits
+    const d = embedder.embed(["d"]);
+    expect(lanes.started).toBe(2);
+    first.answer([0], true);
+    await c;
+    first.answer([0], true); // the waiting call went to the first worker while the new one was starting
+    expect(Array.from((await d).vectors[0]!)).toEqual([0, 1]);
+    expect(first.terminated).toBe(false);
+  });
+
+  test("close ends both workers, one that was still starting too", async () => {
+    const { first, second, embedder, ready } = twoLaneEmbedder();
+    const a = embedder.embed(["a"]);
+    const b = embedder.embed(["b"]);
+    const closed = embedder.close();
+    first.answer([0], true);
+    await a;
+    first.answer([0], true);
+    await b;
+    ready(); // the second worker comes up after close began
+    await closed;
+    expect(first.terminated).toBe(true);
+    expect(second().terminated).toBe(true);
+    await expect(embedder.embed(["c"])).rejects.toThrow(/closed/);
   });
 });
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pipeline, env } from "@huggingface/transformers";
-import { startEmbedder, WorkerEmbedder, MAX_BATCH_TEXTS } from "../src/embed/embedder.ts";
+import { startEmbedder, startWorkerEmbedder, WorkerEmbedder, MAX_BATCH_TEXTS } from "../src/embed/embedder.ts";
 import { buildGloveModel, gloveModelDir, GLOVE_MODEL_ID } from "../src/embed/glove-model.ts";
 import { lengthGroups } from "../src/embed/length-groups.ts";
 import { factSignature } from "../src/domain/fact-signature.ts";
@@ -103,6 +103,29 @@ describe("glove-sif-100d embedder", () => {
     expect(batches).toBeLessThanOrEqual(2); // the first goes at once, the other 49 wait and go together
     results.forEach((r, i) => expect(maxDiff(r.vectors[0]!, alone[i]!)).toBeLessThan(1e-6));
   });
+
+  test("with a second worker (a core spare), a large request and concurrent calls run on both and get the same vectors", async () => {
+    const two = await startWorkerEmbedder({ model: GLOVE_MODEL_ID, cacheDir: CACHE_DIR, threads: 2 }, () => true);
+    try {
+      const texts = Array.from({ length: 150 }, (_, i) => `memory ${i} about the release of project ${i % 9}`);
+      const alone: Float32Array[] = [];
+      for (const t of texts.slice(0, 20)) alone.push(await embedOne(t));
+      expect(two.workers).toBe(1); // one call at a time: no second worker
+      const [whole, ...single] = await Promise.all([two.embed(texts), ...texts.slice(0, 20).map((t) => two.embed([t]))]);
+      // texts waited while the first worker was busy: a second one starts and takes texts once ready
+      for (let i = 0; i < 20; i++) {
+        expect(maxDiff(whole!.vectors[i]!, alone[i]!)).toBeLessThan(1e-6);
+        expect(maxDiff(single[i]!.vectors[0]!, alone[i]!)).toBeLessThan(1e-6);
+      }
+      expect(whole!.vectors).toHaveLength(texts.length);
+      for (let round = 0; round < 50 && two.workers < 2; round++) await Bun.sleep(100);
+      expect(two.workers).toBe(2);
+      const again = await two.embed(texts);
+      texts.forEach((_, i) => expect(maxDiff(again.vectors[i]!, whole!.vectors[i]!)).toBeLessThan(1e-6));
+    } finally {
+      await two.close();
+    }
+  }, 60_000);
 
   test("fact signatures read in the worker are those read here, in order, alongside concurrent embeddings", async () => {
     const texts = ["User doesn't use Vim", "The user does not use vim.", "Postgres 15 runs the API", "User has two cats", "User had 2 cats", "", "???", "C++ over C#"];

@@ -60,6 +60,7 @@ describe("GET /metrics (loopback, no token)", () => {
     expect(observed(after, "engram_embed_batch_texts", {}, "sum") - observed(before, "engram_embed_batch_texts", {}, "sum")).toBe(5);
     expect(value(after, "engram_embed_queue_texts", { state: "queued" })).toBe(0);
     expect(value(after, "engram_embed_queue_texts", { state: "in_flight" })).toBe(0);
+    expect(value(after, "engram_embed_workers")).toBeGreaterThanOrEqual(1); // no call waited: the first worker, or a second one not yet ended
 
     expect(value(after, "engram_free_tier_calls_total", { outcome: "used" }) - value(before, "engram_free_tier_calls_total", { outcome: "used" })).toBe(5);
   });

@@ -18,8 +18,10 @@ export interface CacheStats {
 export interface EmbedQueueStats {
   /** texts waiting for the worker */
   queuedTexts: number;
-  /** texts of the batch the worker is embedding */
+  /** texts of the batches the workers are embedding */
   inFlightTexts: number;
+  /** worker threads running the model now */
+  workers: number;
 }
 
 type CacheSource = { cacheStats(): CacheStats };
@@ -110,8 +112,17 @@ new Gauge({
 });
 
 new Gauge({
+  name: "engram_embed_workers",
+  help: "Worker threads running the embedding model: 1, or 2 while concurrent texts wait and a core is spare",
+  registers: [registry],
+  collect() {
+    this.set(sum(embedders, (e) => e.stats().workers));
+  },
+});
+
+new Gauge({
   name: "engram_embed_queue_texts",
-  help: "Texts waiting for the embedding worker (queued) and being embedded (in_flight)",
+  help: "Texts waiting for an embedding worker (queued) and being embedded (in_flight)",
   labelNames: ["state"] as const,
   registers: [registry],
   collect() {
