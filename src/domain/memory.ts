@@ -141,6 +141,13 @@ export const Memory = t.Object({
 });
 export type Memory = Static<typeof Memory>;
 
+/**
+ * Request bodies declare every field they take and are closed (`additionalProperties: false`): an
+ * undeclared field is refused (422 `unknown_field`), never silently dropped. Free-form objects
+ * (`metadata`) are records.
+ */
+export const CLOSED = { additionalProperties: false } as const;
+
 /** Fields a client may set when storing (POST /v1/store and each item of /v1/store/batch). */
 export const StoreFields = t.Object({
   content: t.String({ minLength: 1, maxLength: LIMITS.content }),
@@ -154,7 +161,7 @@ export const StoreFields = t.Object({
   pinned: t.Optional(t.Boolean()),
   immutable: t.Optional(t.Boolean()),
   tags: t.Optional(tagList("the same as metadata.tags (MemoClaw clients send it here); 422 when both are given and differ")),
-});
+}, CLOSED);
 export type StoreFields = Static<typeof StoreFields>;
 
 /** Fields a client may change with PATCH (single and batch). `expires_at: null` clears the expiry. */
@@ -172,7 +179,7 @@ export const PatchFields = t.Object(
     agent_id: t.Optional(Nullable(ScopeField)),
     tags: t.Optional(tagList("sets metadata.tags, keeping the other metadata keys; 422 when metadata.tags is given too and differs")),
   },
-  { minProperties: 1 },
+  { minProperties: 1, ...CLOSED },
 );
 export type PatchFields = Static<typeof PatchFields>;
 

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { LIMITS, type StoreFields } from "./memory";
+import { CLOSED, LIMITS, type StoreFields } from "./memory";
 import { INGEST_LIMITS } from "./ingest/ingest";
 import type { Memories } from "./memories";
 import { invalid } from "./errors";
@@ -10,7 +10,7 @@ export const MIGRATE_LIMITS = { files: 100, fileChars: INGEST_LIMITS.textChars, 
 export const MigrateFile = t.Object({
   filename: t.String({ minLength: 1, maxLength: MIGRATE_LIMITS.filenameChars }),
   content: t.String({ maxLength: MIGRATE_LIMITS.fileChars }),
-});
+}, CLOSED);
 
 export interface MigrateOptions {
   namespace: string;

@@ -100,10 +100,23 @@ function innermost(e: ValueError): ValueError {
 /** Marks a query integer's string schema (see QueryInt), so a pattern failure is reported as an integer rule. */
 export const INTEGER_RANGE = "x-integer-range";
 
+/** A field longer than this is cut in messages and details (an unknown key may be megabytes long). */
+const FIELD_CHARS = 200;
+
+/**
+ * A field the schema does not declare (its object is `additionalProperties: false`): refused, never
+ * dropped, so a misspelt `improtance` is a 422 naming it rather than a default silently applied.
+ */
+export function unknownField(field: string, allowed: string[]): Facts & { field: string; message: string } {
+  const shown = field.length > FIELD_CHARS ? `${field.slice(0, FIELD_CHARS)}…` : field;
+  return { field: shown, message: `unknown field (allowed: ${allowed.join(", ") || "none"})`, rule: "unknown_field", allowed };
+}
+
 /** One failed rule as `{field, message, rule, …limit and actual}`; `part` is body, query or params. */
 export function describeError(part: string, raw: ValueError): Facts & { field: string; message: string } {
   const e = innermost(raw);
   const field = [part, ...e.path.split("/").filter(Boolean)].join("/");
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) return unknownField(field, Object.keys(e.schema.properties ?? {}));
   const range = e.schema[INTEGER_RANGE] as { minimum: number; maximum: number } | undefined;
   if (range) return { field, message: `must be an integer from ${range.minimum} to ${range.maximum} (digits only)`, rule: "integer", ...range };
   const facts = Object.fromEntries(Object.entries(ruleOf(e)).filter(([, v]) => v !== undefined));

@@ -3,7 +3,7 @@ import { Kind } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { DomainError, invalid } from "../domain/errors";
 import { LIMITS } from "../domain/memory";
-import { describeError, INTEGER_RANGE, validationFailure } from "./errors";
+import { describeError, INTEGER_RANGE, unknownField, validationFailure } from "./errors";
 
 /**
  * The validation layer every route uses, besides its TypeBox schemas: the JSON body parser (size,
@@ -131,32 +131,46 @@ export const MetadataQuery = t
  * A JSON body schema and its shape guard, for a route's options: `{ ...jsonBody(Schema), … }`.
  * Elysia's normalizer (exact-mirror) rebuilds nested objects and arrays from the schema *before*
  * validating them, so a string, number or array sent where an object belongs comes out as `{}` or
- * `{"0":"a",…}` and passes, and a string where an array belongs becomes an array of characters.
- * The guard (a `transform` hook, run before that) walks the body along the schema and answers
- * 422 naming the first such field.
+ * `{"0":"a",…}` and passes, a string where an array belongs becomes an array of characters, and a
+ * field the schema does not declare is dropped. The guard (a `transform` hook, run before that)
+ * walks the body along the schema and answers 422 naming the first such field: a wrong shape, or a
+ * key an `additionalProperties: false` object does not declare (free-form objects, such as
+ * `metadata`, are records and take any key).
  */
 export function jsonBody<S extends TSchema>(schema: S) {
   return {
     body: schema,
     transform: ({ body }: { body: unknown }): void => {
       const problem = shapeProblem(schema, body, "body");
-      if (problem) throw invalid(`${problem.field}: Expected ${problem.expected}`, { ...problem, rule: "type" });
+      if (problem) throw validationFailure([problem]);
     },
   };
 }
 
-function shapeProblem(schema: TSchema, value: unknown, field: string): { field: string; expected: string } | null {
+type Problem = ReturnType<typeof unknownField>;
+const wrongType = (field: string, expected: string): Problem => ({ field, message: `Expected ${expected}`, rule: "type", expected });
+/** A key as a JSON pointer segment (as TypeBox writes error paths). */
+const pointerSegment = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
+
+function shapeProblem(schema: TSchema, value: unknown, field: string): Problem | null {
   if (value === undefined) return null;
   switch (schema[Kind]) {
-    case "Object":
-      if (!isPlainObject(value)) return { field, expected: "object" };
-      for (const [key, child] of Object.entries(schema.properties as Record<string, TSchema>)) {
+    case "Object": {
+      if (!isPlainObject(value)) return wrongType(field, "object");
+      const properties = schema.properties as Record<string, TSchema>;
+      if (schema.additionalProperties === false) {
+        // own keys only: "__proto__" or "constructor" in a body are unknown fields, not inherited ones
+        const unknown = Object.keys(value).find((key) => !Object.hasOwn(properties, key));
+        if (unknown !== undefined) return unknownField(`${field}/${pointerSegment(unknown)}`, Object.keys(properties));
+      }
+      for (const [key, child] of Object.entries(properties)) {
         const problem = shapeProblem(child, value[key], `${field}/${key}`);
         if (problem) return problem;
       }
       return null;
+    }
     case "Record":
-      return isPlainObject(value) ? null : { field, expected: "object" };
+      return isPlainObject(value) ? null : wrongType(field, "object");
     case "Intersect":
       for (const part of schema.allOf as TSchema[]) {
         const problem = shapeProblem(part, value, field);
@@ -164,7 +178,7 @@ function shapeProblem(schema: TSchema, value: unknown, field: string): { field: 
       }
       return null;
     case "Array":
-      if (!Array.isArray(value)) return { field, expected: "array" };
+      if (!Array.isArray(value)) return wrongType(field, "array");
       for (const [i, item] of value.entries()) {
         const problem = shapeProblem(schema.items as TSchema, item, `${field}/${i}`);
         if (problem) return problem;

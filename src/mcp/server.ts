@@ -58,8 +58,9 @@ const PROMPT = {
 /** Runs one tool call: arguments validated with the tool's schema, an error result (never a throw) on failure. */
 export async function callTool(tool: Tool, args: unknown, ctx: ToolContext, setHeader: McpCaller["setHeader"]): Promise<CallToolResult> {
   try {
-    // Unknown properties are dropped before the check: the input schemas are shared with the REST
-    // routes, and Elysia marks a route's schema `additionalProperties: false` once it has served it.
+    // Unknown arguments are dropped before the check, where REST refuses unknown body fields: the
+    // input schemas are the REST bodies' (closed, `additionalProperties: false`), and a model's
+    // stray argument should not fail a tool call (docs/mcp.md).
     const valid = checked(tool.input, Value.Clean(tool.input, Value.Clone(args ?? {})), "arguments");
     const result = await tool.run(ctx, valid as never);
     const text = tool.text ? tool.text(result) : JSON.stringify(result, null, 2);

@@ -8,8 +8,19 @@ import { ChatMessage, type ExtractedFact, type ExtractInput, type Extractor } fr
 /** Input bounds for ingest and extract: large enough for a long session, bounded for the server. */
 export const INGEST_LIMITS = { messages: 1000, messageChars: 32_768, textChars: 200_000 } as const;
 
+/**
+ * A message is open where every other body part is closed (memory.ts CLOSED): agents pass their
+ * conversation through as their chat API holds it, and a message there carries more keys than these
+ * two (`name`, `tool_calls`, `tool_call_id`…); refusing them would make every such agent strip its
+ * messages first. They are accepted and not read (docs/api.md).
+ */
+const CHAT_FORMAT = {
+  additionalProperties: true,
+  description: "a chat message: role and content are read; other keys of the chat format (name, tool_calls, …) are accepted and not read",
+} as const;
+
 export const IngestSource = {
-  messages: t.Optional(t.Array(t.Composite([ChatMessage, t.Object({ content: t.String({ maxLength: INGEST_LIMITS.messageChars }) })]), { minItems: 1, maxItems: INGEST_LIMITS.messages })),
+  messages: t.Optional(t.Array(t.Composite([ChatMessage, t.Object({ content: t.String({ maxLength: INGEST_LIMITS.messageChars }) })], CHAT_FORMAT), { minItems: 1, maxItems: INGEST_LIMITS.messages })),
   text: t.Optional(t.String({ minLength: 1, maxLength: INGEST_LIMITS.textChars })),
 };
 

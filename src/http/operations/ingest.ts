@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { DEFAULT_NAMESPACE, Namespace, ScopeField } from "../../domain/memory";
+import { CLOSED, DEFAULT_NAMESPACE, Namespace, ScopeField } from "../../domain/memory";
 import { IngestSource } from "../../domain/ingest/ingest";
 import type { AppDeps } from "../deps";
 
@@ -10,7 +10,7 @@ export const IngestBody = t.Object({
   session_id: t.Optional(ScopeField),
   agent_id: t.Optional(ScopeField),
   auto_relate: t.Optional(t.Boolean()),
-});
+}, CLOSED);
 export type IngestBody = Static<typeof IngestBody>;
 
 /** Extracts facts and stores the new ones; `memories_created` repeats facts_stored for MemoClaw clients. */

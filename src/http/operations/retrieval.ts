@@ -1,6 +1,6 @@
 import { t, type Static } from "elysia";
 import { Type } from "@sinclair/typebox";
-import { LIMITS, Metadata, MemoryType, ScopeField, Tags, Timestamp, storedTimestamp, type Memory } from "../../domain/memory";
+import { CLOSED, LIMITS, Metadata, MemoryType, ScopeField, Tags, Timestamp, storedTimestamp, type Memory } from "../../domain/memory";
 import { keywordSearch } from "../../domain/search";
 import { accepts, type Refinement } from "../../domain/list-query";
 import type { AppDeps } from "../deps";
@@ -28,9 +28,12 @@ export const RecallBody = t.Object({
       memory_type: t.Optional(MemoryType),
       pinned: t.Optional(t.Boolean()),
       metadata: t.Optional(Metadata),
-    }),
+    }, CLOSED),
   ),
-});
+  // The MemoClaw CLI's recall --since/--until send these at the top level.
+  since: t.Optional(t.String({ format: "date-time", description: "the same as filters.after (which wins)" })),
+  until: t.Optional(t.String({ format: "date-time", description: "the same as filters.before (which wins)" })),
+}, CLOSED);
 export type RecallBody = Static<typeof RecallBody>;
 
 /** The recall answer: `{memories, query_tokens}`; counts the returned memories as accessed. */
@@ -50,8 +53,8 @@ export async function recallAnswer(deps: AppDeps, userId: string, body: RecallBo
       tags: f?.tags,
       memory_type: f?.memory_type,
       pinned: f?.pinned,
-      created_after: storedTimestamp(f?.after),
-      created_before: storedTimestamp(f?.before),
+      created_after: storedTimestamp(f?.after ?? body.since),
+      created_before: storedTimestamp(f?.before ?? body.until),
     },
     ...(f?.metadata && { accept: (m: Memory) => accepts(refinement, m) }),
   });
@@ -68,7 +71,7 @@ export const SearchBody = t.Object({
   tags: t.Optional(Tags),
   session_id: t.Optional(ScopeField),
   agent_id: t.Optional(ScopeField),
-});
+}, CLOSED);
 export type SearchBody = Static<typeof SearchBody>;
 
 /** The keyword search answer: `{memories, total, query}`. */

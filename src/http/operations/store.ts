@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { DEFAULT_NAMESPACE, LIMITS, StoreFields, Uuid } from "../../domain/memory";
+import { CLOSED, DEFAULT_NAMESPACE, LIMITS, StoreFields, Uuid } from "../../domain/memory";
 import type { FreshMemory } from "../../domain/auto-relate";
 import type { AppDeps } from "../deps";
 import { ListedMemory, memoryView } from "../present";
@@ -12,11 +12,11 @@ const AutoRelateField = t.Optional(
 );
 
 /** POST /v1/store's body: one memory, and the auto_relate extension. */
-export const StoreBody = t.Composite([StoreFields, t.Object({ auto_relate: AutoRelateField })]);
+export const StoreBody = t.Composite([StoreFields, t.Object({ auto_relate: AutoRelateField })], CLOSED);
 export type StoreBody = Static<typeof StoreBody>;
 
 /** Batch store as an operation: one body schema, one answer schema and one answer, for POST /v1/store/batch and the MCP `store_batch` tool. */
-export const StoreBatchBody = t.Object({ memories: t.Array(StoreFields, { minItems: 1, maxItems: LIMITS.batch }), auto_relate: AutoRelateField });
+export const StoreBatchBody = t.Object({ memories: t.Array(StoreFields, { minItems: 1, maxItems: LIMITS.batch }), auto_relate: AutoRelateField }, CLOSED);
 export type StoreBatchBody = Static<typeof StoreBatchBody>;
 
 export const StoreBatchReply = t.Object({

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { MemoryType, ScopeField, Timestamp } from "../../domain/memory";
+import { CLOSED, MemoryType, ScopeField, Timestamp } from "../../domain/memory";
 import { Stats } from "../../domain/stats";
 import { verifyWalletSignature, authMessage, SIGNATURE_TOLERANCE_SECONDS } from "../../auth/wallet-signature";
 import { DomainError } from "../../domain/errors";
@@ -46,7 +46,7 @@ export const publicRoutes = (deps: AppDeps) =>
         return { token: session.token, wallet: check.wallet, expires_at: session.expires_at };
       },
       {
-        ...jsonBody(t.Object({ address: t.String({ minLength: 1, maxLength: 100 }), timestamp: t.Number(), signature: t.String({ minLength: 1, maxLength: 1000 }) })),
+        ...jsonBody(t.Object({ address: t.String({ minLength: 1, maxLength: 100 }), timestamp: t.Number(), signature: t.String({ minLength: 1, maxLength: 1000 }) }, CLOSED)),
         response: { 200: t.Object({ token: t.String(), wallet: t.String(), expires_at: t.String({ format: "date-time" }) }) },
         detail: { summary: "Exchange a wallet signature for a 7-day session token (public)" },
       },

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { ScopeField } from "../../domain/memory";
+import { CLOSED, ScopeField } from "../../domain/memory";
 import { consolidate, ConsolidatedCluster } from "../../domain/consolidate";
 import { authPlugin } from "../auth-plugin";
 import { jsonBody } from "../validation";
@@ -40,7 +40,7 @@ export const consolidateRoutes = (deps: AppDeps) =>
             min_similarity: t.Optional(t.Number({ minimum: 0, maximum: 1, description: "cosine a duplicate needs; default DEDUP_SIMILARITY. The fact signature must match too, whatever this is." })),
             mode: t.Optional(t.String({ maxLength: 64, description: "accepted for MemoClaw clients; the merge is always the store path's duplicate merge" })),
             dry_run: t.Optional(t.Boolean({ description: "report the clusters, change nothing" })),
-          }),
+          }, CLOSED),
         ),
         response: {
           200: t.Object({

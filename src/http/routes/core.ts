@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { LIMITS, ScopeField, Uuid } from "../../domain/memory";
+import { CLOSED, LIMITS, ScopeField, Uuid } from "../../domain/memory";
 import { jsonBody, QueryInt } from "../validation";
 import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
@@ -56,7 +56,7 @@ export const coreRoutes = (deps: AppDeps) => {
         await deps.memories.setPinned(userId, body.memory_id, true);
         return { pinned: true as const, id: body.memory_id };
       },
-      { ...jsonBody(t.Object({ memory_id: Uuid })), response: { 200: t.Object({ pinned: t.Literal(true), id: Uuid }) }, detail: { summary: "Pin a memory" } },
+      { ...jsonBody(t.Object({ memory_id: Uuid }, CLOSED)), response: { 200: t.Object({ pinned: t.Literal(true), id: Uuid }) }, detail: { summary: "Pin a memory" } },
     )
     .delete(
       "/v1/memories/core/:id",

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { DEFAULT_NAMESPACE, Namespace, ScopeField, Uuid } from "../../domain/memory";
+import { CLOSED, DEFAULT_NAMESPACE, Namespace, ScopeField, Uuid } from "../../domain/memory";
 import { ExtractedFact } from "../../domain/ingest/extractor";
 import { IngestSource } from "../../domain/ingest/ingest";
 import { authPlugin, type Caller } from "../auth-plugin";
@@ -54,7 +54,7 @@ export const ingestRoutes = (deps: AppDeps) => {
             auto_tag: t.Optional(t.Boolean({ description: "tag each memory with its file name and section heading" })),
             dry_run: t.Optional(t.Boolean({ description: "store nothing; memories_created is how many memories the files hold" })),
             deduplicate: t.Optional(t.Boolean({ description: "accepted for MemoClaw clients; duplicates are always skipped" })),
-          }),
+          }, CLOSED),
         ),
         response: {
           201: t.Object({
@@ -80,7 +80,7 @@ export const ingestRoutes = (deps: AppDeps) => {
         return { facts, tokens_used };
       },
       {
-        ...jsonBody(t.Object(IngestSource)),
+        ...jsonBody(t.Object(IngestSource, CLOSED)),
         response: { 200: t.Object({ facts: t.Array(ExtractedFact), tokens_used: t.Integer() }) },
         detail: {
           summary: "Extract facts without storing them (free)",

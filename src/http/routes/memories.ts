@@ -1,5 +1,5 @@
 import { Elysia, t, type Static } from "elysia";
-import { LIMITS, PatchFields, StoreFields, Uuid } from "../../domain/memory";
+import { CLOSED, LIMITS, PatchFields, Uuid } from "../../domain/memory";
 import { DomainError } from "../../domain/errors";
 import { checked, jsonBody, QueryInt } from "../validation";
 import { authPlugin, type Caller } from "../auth-plugin";
@@ -10,10 +10,10 @@ import { HistoryEntry } from "../../domain/history";
 import { memoryAnswer, MemoryReply } from "../operations/memory";
 import { storeBatchAnswer, StoreBatchBody, StoreBatchReply, StoreBody, storeRelated } from "../operations/store";
 
-const BatchUpdate = t.Composite([t.Object({ id: Uuid }), PatchFields], { minProperties: 2 });
+const BatchUpdate = t.Composite([t.Object({ id: Uuid }), PatchFields], { minProperties: 2, ...CLOSED });
 // Items are validated one by one in the handler, so one bad item is reported, not fatal. They are
 // t.Unknown, not t.Record: Elysia coerces a string into an array of records ("ab" → [{0:"a"},{0:"b"}]).
-const BatchUpdateBody = t.Object({ updates: t.Array(t.Unknown({ description: "{id, ...fields}" }), { minItems: 1, maxItems: LIMITS.batch }) });
+const BatchUpdateBody = t.Object({ updates: t.Array(t.Unknown({ description: "{id, ...fields}" }), { minItems: 1, maxItems: LIMITS.batch }) }, CLOSED);
 const BatchUpdateReply = t.Object({
   updated: t.Integer(),
   errors: t.Array(t.Object({ id: t.String(), status: t.Integer(), message: t.String() })),
@@ -23,7 +23,7 @@ const BatchUpdateReply = t.Object({
 });
 
 const IdParams = t.Object({ id: Uuid });
-const Ids = t.Object({ ids: t.Array(Uuid, { minItems: 1, maxItems: LIMITS.batch }) });
+const Ids = t.Object({ ids: t.Array(Uuid, { minItems: 1, maxItems: LIMITS.batch }) }, CLOSED);
 const BulkDeleteReply = t.Object({
   deleted: t.Integer(),
   errors: t.Array(t.String()),

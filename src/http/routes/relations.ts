@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { LIMITS, RelationType, Uuid } from "../../domain/memory";
+import { CLOSED, LIMITS, RelationType, Uuid } from "../../domain/memory";
 import { ListedRelation, Relation } from "../../domain/relation";
 import { authPlugin } from "../auth-plugin";
 import { jsonBody } from "../validation";
@@ -18,7 +18,7 @@ export const relationRoutes = (deps: AppDeps) =>
       },
       {
         params: t.Object({ id: Uuid }),
-        ...jsonBody(t.Object({ target_id: Uuid, relation_type: RelationType, metadata: t.Optional(t.Record(t.String(), t.Unknown(), { maxProperties: LIMITS.metadataKeys })) })),
+        ...jsonBody(t.Object({ target_id: Uuid, relation_type: RelationType, metadata: t.Optional(t.Record(t.String(), t.Unknown(), { maxProperties: LIMITS.metadataKeys })) }, CLOSED)),
         response: { 201: t.Composite([Relation, t.Object({ created: t.Literal(true, { description: "MemoClaw clients read it" }) })]) },
         detail: { summary: "Relate this memory (source) to a target memory", description: "404 if either memory is missing; 409 if the same typed relation exists; 422 for a self-relation. `metadata` has a memory's limits (4 KB, 20 keys, 3 levels)." },
       },

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { Type } from "@sinclair/typebox";
-import { LIMITS, ScopeField } from "../../domain/memory";
+import { CLOSED, LIMITS, ScopeField } from "../../domain/memory";
 import { keywordSearch } from "../../domain/search";
 import { accepts } from "../../domain/list-query";
 import { authPlugin } from "../auth-plugin";
@@ -95,7 +95,7 @@ export const retrievalRoutes = (deps: AppDeps) => {
           format: t.Optional(t.Union([t.Literal("text"), t.Literal("structured")])),
           include_metadata: t.Optional(t.Boolean()),
           summarize: t.Optional(t.Boolean()),
-        })),
+        }, CLOSED)),
         response: {
           200: t.Object({
             context: t.Union([t.String(), t.Object({ memories: t.Array(ContextItem) })]),
