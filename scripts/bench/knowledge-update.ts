@@ -31,7 +31,8 @@
  *  - non-change safety (stable cases): no supersedes/contradicts relation points to a memory
  *    holding the first fact's value, and a memory holding it is rank 1 for its question.
  * `--cases N` runs N change cases and N/2 stable cases spread over the set; `--show N` prints up
- * to N failed change cases per mode with what ranked first (stderr).
+ * to N failed change cases per mode with what ranked first and the replacements detected among the
+ * case's values (stderr).
  */
 import { parseArgs } from "node:util";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
@@ -251,7 +252,8 @@ async function runMode(mode: Mode, embedder: Embedder, changeCases: ChangeCase[]
         if (!s.l10.first && shown < show) {
           shown++;
           const top = o.answers.get(`10|${c.questions.current}`)!.slice(0, 3);
-          log(`${mode} ${c.id} [${c.values.join(" → ")}] "${c.questions.current}": ${top.map((t) => JSON.stringify(t)).join(", ")}`);
+          const links = o.detected.filter((d) => d.source >= 0 && d.target >= 0).map((d) => `${d.source}→${d.target}`);
+          log(`${mode} ${c.id} [${c.values.join(" → ")}] "${c.questions.current}": ${top.map((t) => JSON.stringify(t)).join(", ")}; replaced (value index new→old): ${links.join(" ") || "none"}`);
         }
       } else result.stable.push(scoreStable(c, o));
       if ((i + 1) % 50 === 0 || i + 1 === cases.length) log(`${mode}: ${i + 1}/${cases.length} cases, ${((performance.now() - started) / 1000).toFixed(0)} s`);

@@ -7,9 +7,12 @@ import { inferRelation, type RelatableFact } from "./ingest/relate";
 import type { LlmReplacementJudge } from "./ingest/llm-replacement";
 
 /** Existing memories compared with each new one for supersedes / contradicts / supports. */
-const NEIGHBOURS_PER_FACT = 5;
+const NEIGHBOURS_PER_FACT = 10;
 /** Relations of existing memories only count with this much vector similarity (avoids pairing unrelated facts). */
-const NEIGHBOUR_MIN_COSINE = 0.5;
+const NEIGHBOUR_MIN_COSINE = 0.4;
+
+/** What inferRelation may say of a memory that replaced the same old value before, for it to count as an earlier value. */
+const EARLIER_VALUE = new Set<RelationType | null>(["related_to", "supersedes"]);
 
 /** A memory just stored, with what the relation rules know of it (an extracted fact knows its subject and attribute). */
 export interface FreshMemory {
@@ -54,16 +57,46 @@ export class AutoRelate {
     const vectors = await this.store.embeddings(userId, [...newIds]);
     for (const { fact, id } of fresh) {
       const unjudged: Memory[] = [];
+      const replaced: string[] = [];
       for (const existing of await this.neighbours(userId, vectors.get(id), namespace, newIds)) {
         const type = inferRelation(fact, { content: existing.content, memory_type: existing.memory_type });
         if (type && type !== "related_to") await link(id, existing.id, type);
-        if (type !== "supersedes" && type !== "contradicts") unjudged.push(existing);
+        if (type === "supersedes" || type === "contradicts") replaced.push(existing.id);
+        else unjudged.push(existing);
       }
       if (this.judge && unjudged.length > 0) {
-        for (const i of await this.judge.replaced(fact.content, unjudged.map((m) => m.content))) await link(id, unjudged[i]!.id, "supersedes");
+        for (const i of await this.judge.replaced(fact.content, unjudged.map((m) => m.content))) {
+          await link(id, unjudged[i]!.id, "supersedes");
+          replaced.push(unjudged[i]!.id);
+        }
       }
+      for (const earlier of await this.earlierReplacements(userId, id, fact, replaced, namespace)) await link(id, earlier, "supersedes");
     }
     return created;
+  }
+
+  /**
+   * The memories that replaced what the new memory replaces, before it: earlier values of the same
+   * attribute (Berlin → Lisbon, then Berlin → Porto: Porto also replaces Lisbon). The rules compare
+   * two statements at a time and often see that both changed the old value when they cannot tell
+   * that the two name the same attribute ("User switched careers to product manager" / "User is
+   * now an architect"); without the link both would rank as current. Only memories about the same
+   * subject that the rules do not call a restatement or a conflict. (The two need not be vector
+   * neighbours: a replacement found this way is often not among the new memory's nearest.)
+   */
+  private async earlierReplacements(userId: string, id: string, fact: RelatableFact, replaced: string[], namespace: string): Promise<string[]> {
+    const now = this.clock();
+    const sources = new Set<string>();
+    for (const target of replaced) {
+      for (const r of await this.store.relationsOf(userId, target, now)) {
+        if (r.target_id === target && r.source_id !== id && (r.relation_type === "supersedes" || r.relation_type === "contradicts")) sources.add(r.source_id);
+      }
+    }
+    if (sources.size === 0) return [];
+    const earlier = await this.store.getMemories(userId, [...sources], now);
+    return earlier
+      .filter((m) => m.namespace === namespace && EARLIER_VALUE.has(inferRelation(fact, { content: m.content, memory_type: m.memory_type })))
+      .map((m) => m.id);
   }
 
   private async neighbours(userId: string, vector: Float32Array | undefined, namespace: string, exclude: Set<string>): Promise<Memory[]> {

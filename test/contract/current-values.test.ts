@@ -115,6 +115,24 @@ describeEngines("current values", (engine) => {
     expect((await client.post("/v1/store", { content: "x", auto_relate: "yes" })).status).toBe(422);
   });
 
+
+  test("auto_relate: a value that replaces the same old value as an earlier one replaces that one too", async () => {
+    const namespace = uniqueNs("chain");
+    const volvo = await storeOne(client, { content: "User's car is a Volvo XC40", namespace });
+    await storeOne(client, { content: "User has a sister Julia.", namespace });
+    service.advance(DAY);
+    const tesla = await client.post("/v1/store", { content: "User traded in the Volvo XC40 for a Tesla", namespace, auto_relate: true });
+    service.advance(DAY);
+    // the rules alone do not tell that "new car" and "traded … for a Tesla" name the same attribute;
+    // that both replace the Volvo does
+    const polestar = await client.post("/v1/store", { content: "User's new car is a Polestar 2", namespace, auto_relate: true });
+    expect(polestar.body.relations_created).toBe(2);
+    expect((await client.get(`/v1/memories/${volvo}`)).body.superseded_by).toBe(polestar.body.id);
+    expect((await client.get(`/v1/memories/${tesla.body.id}`)).body).toMatchObject({ superseded_by: polestar.body.id });
+    expect((await client.get(`/v1/memories/${polestar.body.id}`)).body.supersedes.sort()).toEqual([volvo, tesla.body.id].sort());
+    const ids = (await recallIds("What car does the user drive?", namespace)).map((m) => m.id);
+    expect(ids[0]).toBe(polestar.body.id);
+  });
   test("suggested lists a replaced memory after the memory that replaces it", async () => {
     const namespace = uniqueNs("suggested");
     const old = await storeOne(client, { content: "The team's standup is at 9:00.", namespace, importance: 0.9 });
