@@ -2,8 +2,8 @@ import type { MemoryFilter, MemoryRef, MemoryStore, QueryVector, TermStatistics,
 import type { Memory } from "./memory";
 import type { Relation } from "./relation";
 import { untimed, type Clock, type StageTimer, type TextEmbedder } from "./ports";
-import { cosineBackground, keywordMatch, keywordTrust, queryMatch, relativeRelevance, score, termCoverage, vectorSimilarity, type Signals } from "./scoring";
-import { cosine, indexTerms, queryTerms } from "./text";
+import { cosineBackground, keywordMatch, keywordTrust, queryMatch, relativeRelevance, score, scoreSimilarity, termCoverage, vectorSimilarity, type Evidence, type Signals } from "./scoring";
+import { cosine, queryTerms, stem, words } from "./text";
 import { settleReplacements, meetsFilter, relationCounts, replacements } from "./supersession";
 
 export interface RecallRequest {
@@ -55,16 +55,19 @@ export class Recall {
     const now = this.clock();
     const embedded = this.timer.time("embed", () => this.embedder.embed([request.query]));
     const candidates = await this.candidates(userId, request, embedded.then(({ vectors }) => vectors[0]!), now);
-    const kept = (ranked: RankedMemory[]) => ranked.filter((r) => r.similarity >= request.min_similarity);
     // Candidates rarely have relations: the records of the best ones as ranked without relation counts
     // are read together with the counts (one engine round trip instead of two). Only when some count
     // is not zero is the ranking redone with them, and its records read unless they are those already read.
-    const guess = this.timer.time("scoring", () => kept(candidates.rank([])));
-    const guessIds = guess.slice(0, request.limit).map((r) => r.memory.id);
+    // Ranked without relations, only the results get their signals (Ranking.entry).
+    const guess = this.timer.time("scoring", () => candidates.order(request.min_similarity));
+    const guessIds: string[] = [];
+    for (let i = 0; i < guess.length && i < request.limit; i++) guessIds.push(guess.id(i));
     const results = await this.timer.time("records", async () => {
       const [relations, guessRecords] = await Promise.all([this.related(userId, candidates, request, now), this.store.getMemories(userId, guessIds, now)]);
-      const ranked = relations.length > 0 ? kept(candidates.rank(relations)) : guess;
-      return this.materialize(userId, ranked, request.limit, now, request.accept, new Map(guessRecords.map((m) => [m.id, m])));
+      const ranked = relations.length > 0 ? listed(candidates.rank(relations).filter((r) => r.similarity >= request.min_similarity)) : guess;
+      const read = new Map<string, Memory>();
+      for (const m of guessRecords) read.set(m.id, m);
+      return this.materialize(userId, ranked, request.limit, now, request.accept, read);
     });
     if (request.record_access) await this.store.recordAccess(userId, results.map((r) => r.memory.id), now);
     if (request.include_relations) {
@@ -77,24 +80,26 @@ export class Recall {
    * The whole records of the best `limit` ranked candidates that `accept` takes, best first. Ranking
    * reads only what scoring needs (MemoryRef); records are read here, for the results alone, in
    * batches of `limit` until enough are accepted (a candidate deleted since it was ranked is skipped).
-   * `read`: records read already (getMemories); only the others are read here.
+   * `read`: records read already (getMemories); only the others are read here (and added to it).
    */
   async materialize(
     userId: string,
-    ranked: RankedMemory[],
+    ranked: RankedMemory[] | Ranking,
     limit: number,
     now: number,
     accept?: (memory: Memory) => boolean,
     read: Map<string, Memory> = new Map(),
   ): Promise<RecalledMemory[]> {
+    const ranking = Array.isArray(ranked) ? listed(ranked) : ranked;
     const results: RecalledMemory[] = [];
-    for (let from = 0; from < ranked.length && results.length < limit; from += limit) {
-      const batch = ranked.slice(from, from + limit);
-      const unread = batch.map((r) => r.memory.id).filter((id) => !read.has(id));
-      const records = unread.length === 0 ? read : new Map([...read, ...(await this.store.getMemories(userId, unread, now)).map((m): [string, Memory] => [m.id, m])]);
-      for (const r of batch) {
-        const memory = records.get(r.memory.id);
-        if (memory && (accept?.(memory) ?? true) && results.length < limit) results.push({ ...r, memory });
+    for (let from = 0; from < ranking.length && results.length < limit; from += limit) {
+      const to = Math.min(ranking.length, from + limit);
+      const unread: string[] = [];
+      for (let i = from; i < to; i++) if (!read.has(ranking.id(i))) unread.push(ranking.id(i));
+      if (unread.length > 0) for (const m of await this.store.getMemories(userId, unread, now)) read.set(m.id, m);
+      for (let i = from; i < to && results.length < limit; i++) {
+        const memory = read.get(ranking.id(i));
+        if (memory && (accept?.(memory) ?? true)) results.push(withRecord(ranking.entry(i), memory));
       }
     }
     return results;
@@ -113,6 +118,7 @@ export class Recall {
    */
   private async related(userId: string, candidates: Candidates, request: Pick<RecallRequest, "filter" | "accept">, now: number): Promise<Relation[]> {
     const relations = await this.store.relationsAmong(userId, candidates.ids, now);
+    if (relations.length === 0) return relations;
     const replacing = relations.filter((r) => (r.relation_type === "supersedes" || r.relation_type === "contradicts") && candidates.has(r.target_id));
     const missing = [...new Set(replacing.map((r) => r.source_id).filter((id) => !candidates.has(id)))];
     if (missing.length === 0) return relations;
@@ -126,6 +132,8 @@ export class Recall {
    * scores and sorts them. The keyword search needs no vector to start: it is sent first, while the
    * query vector may still be on its way (the embedder runs in a worker), and gets the vector for
    * its hits' cosines once it is there; the vector search follows it.
+   * A recall scores up to 800 candidates to answer a few: their signals are held in parallel arrays
+   * by position (`at`) rather than in objects per candidate, and only results get a Signals object.
    */
   private async candidates(userId: string, request: Pick<RecallRequest, "query" | "limit" | "filter">, vector: QueryVector, now: number): Promise<Candidates> {
     const k = candidatesPerRetriever(request.limit);
@@ -138,52 +146,126 @@ export class Recall {
       vector,
       terms.length > 0 ? this.store.termStatistics(userId, terms, now) : null,
     ]);
-    const cosines = new Map(near.map((h) => [h.memory.id, h.similarity]));
-    for (const h of textHits) if (h.similarity !== undefined && !cosines.has(h.memory.id)) cosines.set(h.memory.id, h.similarity);
-    const refs = new Map<string, MemoryRef>([...near, ...textHits].map((h) => [h.memory.id, h.memory]));
-    const textOnly = textHits.map((h) => h.memory.id).filter((id) => !cosines.has(id));
+    // per candidate, by position: the memory as ranking reads it, its cosine (undefined: none known), its BM25 (undefined: not a keyword hit)
+    const at = new Map<string, number>();
+    const refs: MemoryRef[] = [];
+    const cosines: (number | undefined)[] = [];
+    const bm25: (number | undefined)[] = [];
+    const position = (memory: MemoryRef) => {
+      let i = at.get(memory.id);
+      if (i === undefined) {
+        at.set(memory.id, (i = refs.length));
+        refs.push(memory);
+        cosines.push(undefined);
+        bm25.push(undefined);
+      } else refs[i] = memory; // a keyword hit's ref replaces the vector hit's, as it always has
+      return i;
+    };
+    for (const h of near) cosines[position(h.memory)] = h.similarity;
+    const textOnly: string[] = [];
+    for (const h of textHits) {
+      const i = position(h.memory);
+      bm25[i] = h.bm25;
+      if (h.similarity !== undefined && cosines[i] === undefined) cosines[i] = h.similarity;
+    }
+    let bestBm25 = 0;
+    for (const b of bm25) if (b !== undefined) bestBm25 = Math.max(bestBm25, b);
+    for (const h of textHits) if (cosines[at.get(h.memory.id)!] === undefined) textOnly.push(h.memory.id);
     const [textVectors, coverage] = await Promise.all([this.store.embeddings(userId, textOnly), bestKeywordCoverage(this.store, userId, terms, textHits, statistics, now)]);
     const trust = coverage === null ? 1 : keywordTrust(coverage);
-    for (const [id, vector] of textVectors) cosines.set(id, cosine(queryVector, vector));
-    const bm25 = new Map(textHits.map((h) => [h.memory.id, h.bm25]));
-    const bestBm25 = Math.max(0, ...bm25.values());
-    const background = cosineBackground(near.map((h) => h.similarity), k);
-    // Each candidate's query match, computed by the first ranking (scoring is a stage the caller times) and again after `add`.
+    for (const [id, vector] of textVectors) cosines[at.get(id)!] = cosine(queryVector, vector);
+    const nearCosines: number[] = [];
+    for (const h of near) nearCosines.push(h.similarity);
+    const background = cosineBackground(nearCosines, k);
+    // Each candidate's query match, by position, computed by the first ranking (scoring is a stage the caller times) and again after `add`.
+    let matched: { vector: number[]; keyword: number[]; match: number[]; best: number } | null = null;
     const matchAll = () => {
-      const bestCosine = Math.max(0, ...cosines.values());
-      const matched = [...refs.values()].map((memory) => {
-        const vector = vectorSimilarity(cosines.get(memory.id) ?? 0, background, bestCosine);
-        const keyword = keywordMatch(bm25.get(memory.id) ?? 0, bestBm25, trust);
-        return { memory, vector, keyword, match: queryMatch(vector, keyword) };
-      });
-      return { matched, bestMatch: Math.max(0, ...matched.map((m) => m.match)) };
+      let bestCosine = 0;
+      for (const c of cosines) if (c !== undefined) bestCosine = Math.max(bestCosine, c);
+      const all = { vector: [] as number[], keyword: [] as number[], match: [] as number[], best: 0 };
+      for (let i = 0; i < refs.length; i++) {
+        const vector = vectorSimilarity(cosines[i] ?? 0, background, bestCosine);
+        const keyword = keywordMatch(bm25[i] ?? 0, bestBm25, trust);
+        const match = queryMatch(vector, keyword);
+        all.vector.push(vector);
+        all.keyword.push(keyword);
+        all.match.push(match);
+        all.best = Math.max(all.best, match);
+      }
+      return all;
     };
-    let matches: ReturnType<typeof matchAll> | null = null;
+    // one Evidence object, refilled per candidate
+    const evidence: Evidence = { memory: refs[0]!, vector: 0, keyword: 0, relevance: 0, relationCount: 0 };
+    const evidenceAt = (i: number, relationCount: number): Evidence => {
+      const m = (matched ??= matchAll());
+      evidence.memory = refs[i]!;
+      evidence.vector = m.vector[i]!;
+      evidence.keyword = m.keyword[i]!;
+      evidence.relevance = relativeRelevance(m.match[i]!, m.best);
+      evidence.relationCount = relationCount;
+      return evidence;
+    };
+    const byScore = (a: RankedMemory, b: RankedMemory) => b.similarity - a.similarity || a.memory.id.localeCompare(b.memory.id);
     return {
       get ids() {
-        return [...refs.keys()];
+        return refs.map((m) => m.id);
       },
-      has: (id) => refs.has(id),
+      has: (id) => at.has(id),
       add(memories, vectors) {
         for (const memory of memories) {
-          refs.set(memory.id, memory);
+          const i = position(memory);
           const v = vectors.get(memory.id);
-          if (v) cosines.set(memory.id, cosine(queryVector, v));
+          if (v) cosines[i] = cosine(queryVector, v);
         }
-        matches = null;
+        matched = null;
       },
       rank(relations) {
-        const { matched, bestMatch } = (matches ??= matchAll());
-        const counts = relationCounts(relations, [...refs.keys()]);
-        const ranked: RankedMemory[] = matched.map(({ memory, vector, keyword, match }) => {
-          const evidence = { memory, vector, keyword, relevance: relativeRelevance(match, bestMatch), relationCount: counts.get(memory.id) ?? 0 };
-          return { memory, ...score(evidence, now) };
-        });
-        if (relations.length > 0) settleReplacements(ranked, replacements(relations, (id) => refs.get(id)?.created_at));
-        return ranked.sort((a, b) => b.similarity - a.similarity || a.memory.id.localeCompare(b.memory.id));
+        const counts = relations.length > 0 ? relationCounts(relations, refs.map((m) => m.id)) : null;
+        const ranked: RankedMemory[] = [];
+        for (let i = 0; i < refs.length; i++) {
+          const { similarity, signals } = score(evidenceAt(i, counts?.get(refs[i]!.id) ?? 0), now);
+          ranked.push({ memory: refs[i]!, similarity, signals });
+        }
+        if (relations.length > 0) settleReplacements(ranked, replacements(relations, (id) => refs[at.get(id) ?? -1]?.created_at));
+        return ranked.sort(byScore);
+      },
+      order(minSimilarity) {
+        // the similarity alone per candidate (scoreSimilarity: score's without its signals), sorted as rank sorts
+        const similarity: number[] = [];
+        const kept: number[] = [];
+        for (let i = 0; i < refs.length; i++) {
+          similarity.push(scoreSimilarity(evidenceAt(i, 0), now));
+          if (similarity[i]! >= minSimilarity) kept.push(i);
+        }
+        kept.sort((a, b) => similarity[b]! - similarity[a]! || refs[a]!.id.localeCompare(refs[b]!.id));
+        return {
+          length: kept.length,
+          id: (n) => refs[kept[n]!]!.id,
+          entry: (n) => {
+            const i = kept[n]!;
+            const { similarity, signals } = score(evidenceAt(i, 0), now);
+            return { memory: refs[i]!, similarity, signals };
+          },
+        };
       },
     };
   }
+}
+
+/** Ranked candidates read by position: their ids, and each one's RankedMemory when it is wanted (a result). */
+export interface Ranking {
+  readonly length: number;
+  id(n: number): string;
+  entry(n: number): RankedMemory;
+}
+
+const listed = (ranked: RankedMemory[]): Ranking => ({ length: ranked.length, id: (n) => ranked[n]!.memory.id, entry: (n) => ranked[n]! });
+
+/** A ranked candidate with its record (the same keys in the same order as `{ ...ranked, memory }`). */
+function withRecord(ranked: RankedMemory, memory: Memory): RecalledMemory {
+  const result: RecalledMemory = { memory, similarity: ranked.similarity, signals: ranked.signals };
+  if ("superseded_by" in ranked) result.superseded_by = ranked.superseded_by;
+  return result;
 }
 
 /** The candidates of one query: everything scoring reads but the relations, which `rank` is given. */
@@ -194,6 +276,8 @@ interface Candidates {
   add(memories: MemoryRef[], vectors: Map<string, Float32Array>): void;
   /** scored and sorted best first; a replaced memory below its replacement */
   rank(relations: Relation[]): RankedMemory[];
+  /** as `rank([])` ranks them (no relations), those of at least `minSimilarity`; signals only for the entries read */
+  order(minSimilarity: number): Ranking;
 }
 
 const isZero = (vector: Float32Array) => vector.every((x) => x === 0);
@@ -208,14 +292,29 @@ export const candidatesPerRetriever = (limit: number) => Math.min(MAX_CANDIDATES
 export async function bestKeywordCoverage(store: MemoryStore, userId: string, terms: string[], hits: TextHit[], statistics: TermStatistics | null, now: number): Promise<number | null> {
   if (hits.length === 0 || statistics === null) return null;
   const best = hits[0]!.bm25;
-  const tied = hits.filter((h) => h.bm25 >= best).slice(0, MAX_TIED).map((h) => h.memory.id);
-  const records = await store.getMemories(userId, tied, now);
-  return Math.max(0, ...records.map((m) => termCoverage(statistics, heldTerms(m.content, terms))));
+  const tied: string[] = [];
+  for (const h of hits) if (h.bm25 >= best && tied.length < MAX_TIED) tied.push(h.memory.id);
+  let coverage = 0;
+  for (const m of await store.getMemories(userId, tied, now)) coverage = Math.max(coverage, termCoverage(statistics, heldTerms(m.content, terms)));
+  return coverage;
 }
 
-/** Which of the query's terms (stemmed words) a memory's content holds. */
+/**
+ * Which of the query's terms (stemmed words) a memory's content holds: those among its words'
+ * stems (indexTerms). Read word by word until every term is found.
+ */
 function heldTerms(content: string, terms: string[]): boolean[] {
-  const words = new Set(indexTerms(content));
-  return terms.map((term) => words.has(term));
+  const held = terms.map(() => false);
+  let missing = terms.length;
+  for (const word of words(content)) {
+    if (missing === 0) break;
+    const term = stem(word);
+    for (let j = 0; j < terms.length; j++) {
+      if (!held[j] && terms[j] === term) {
+        held[j] = true;
+        missing--;
+      }
+    }
+  }
+  return held;
 }
-

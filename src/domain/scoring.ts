@@ -158,7 +158,7 @@ export function score(evidence: Evidence, now: number): { similarity: number; si
   const recencyValue = recency(age);
   const decay = typeDecay(memory, relationCount, now, age);
   const context = contextImportance(memory.importance, Math.max(vector, keyword), relevance);
-  const similarity = hybrid(vector, keyword, recencyValue) * context * accessBoost(memory.access_count) * decay;
+  const similarity = product(evidence, recencyValue, context, decay);
   return {
     similarity,
     signals: {
@@ -173,3 +173,14 @@ export function score(evidence: Evidence, now: number): { similarity: number; si
     },
   };
 }
+
+/** score's similarity alone, the same number without its signals: what ranking compares for every candidate. */
+export function scoreSimilarity(evidence: Evidence, now: number): number {
+  const { memory, vector, keyword, relevance, relationCount } = evidence;
+  const age = ageDays(memory, now);
+  const context = contextImportance(memory.importance, Math.max(vector, keyword), relevance);
+  return product(evidence, recency(age), context, typeDecay(memory, relationCount, now, age));
+}
+
+const product = ({ memory, vector, keyword }: Evidence, recencyValue: number, context: number, decay: number) =>
+  hybrid(vector, keyword, recencyValue) * context * accessBoost(memory.access_count) * decay;
