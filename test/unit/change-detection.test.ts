@@ -49,6 +49,11 @@ const SAID_CHANGES: Pair[] = [
   ["My coach is Hannah.", "Hannah stepped down and Ravi is my new coach."],
   ["I teach maths at a high school.", "I'm a school principal now."],
   ["My partner's name is Sam.", "I split up with Sam; my partner is Alex now."],
+  ["I'm a barista.", "I quit being a barista, I'm a baker now."],
+  ["My dentist's appointment is on March 3.", "I moved the dentist's appointment from March 3 to March 10."],
+  ["We bank with Barclays.", "We moved off Barclays and onto Monzo."],
+  ["My wife works for Spotify.", "My wife is at Klarna now."],
+  ["My job title is Junior Designer.", "I got promoted to Lead Designer."],
 ];
 
 const SAID_NON_CHANGES: Pair[] = [
@@ -78,6 +83,9 @@ const SAID_NON_CHANGES: Pair[] = [
   ["I report to Alan.", "Alan reports to Maria."],
   ["I teach maths at a high school.", "I coach the school's chess club."],
   ["I have two kids.", "I have a cat."],
+  ["My birthday is in June.", "My sister's birthday is in May."],
+  ["I work at Siemens.", "My brother is at Bosch now."],
+  ["My doctor's appointment is on May 16.", "My dentist's appointment is on May 30."],
 ];
 
 const STORED_CHANGES: Pair[] = [
@@ -101,6 +109,21 @@ const STORED_CHANGES: Pair[] = [
   ["User's internet provider is Vodafone", "User switched internet provider to O2"],
   ["The design lead is Marta", "Marta left; Ines is the new design lead"],
   ["User lives in Austin", "User no longer lives in Austin"],
+  // a role's appointment is the speaker's ("the dentist's appointment"), named alone later too
+  ["User's dentist's appointment is on March 3", "User pushed the dentist's appointment from March 3 to March 10"],
+  ["User's hairdresser's appointment is on June 2", "User's appointment is on June 9 now"],
+  // "off X and onto Y" leaves X
+  ["The team's message queue is RabbitMQ", "The team moved off RabbitMQ and onto Kafka"],
+  ["User banks with Barclays", "User moved off Barclays and onto Monzo"],
+  // a person "is at" an organisation now: where they work
+  ["User's brother works at Siemens", "User's brother is at Bosch now"],
+  ["User's wife works for Spotify", "User's wife is now at Klarna"],
+  // "quit being X", then the new value, with a pronoun or a borrowed subject
+  ["User's sister works as a teacher", "User's sister quit being a teacher, she is a nurse now"],
+  ["User is a barista", "User quit being a barista and is a baker now"],
+  // a promotion sets the title
+  ["User's job title is Junior Designer", "User got promoted to Lead Designer"],
+  ["User's role is Analyst", "User was promoted to Team Lead"],
 ];
 
 const STORED_NON_CHANGES: Pair[] = [
@@ -122,6 +145,27 @@ const STORED_NON_CHANGES: Pair[] = [
   ["User is vegetarian", "User is allergic to peanuts"],
   ["User's favourite colour is green", "User's favourite season is autumn"],
   ["User moved to Lisbon", "User's brother moved to Porto"],
+  // possessive chains: the second owner's thing is theirs, two roles' appointments are two
+  ["User's birthday is in June", "User's sister's birthday is in May"],
+  ["User's dentist's name is Dr. Kim", "User's doctor's name is Dr. Lee"],
+  ["User's doctor's appointment is on May 16", "User's dentist's appointment is on May 30"],
+  ["User's sister's appointment is on May 16", "User's appointment is on May 30 now"],
+  ["User's son's dentist appointment is on May 16", "User's dentist's appointment is on May 30"],
+  // "off … onto …" about something else
+  ["The team's main database is MySQL", "The team moved off Slack and onto Teams"],
+  ["User lives in Berlin", "User moved off the night shift and onto days"],
+  // "is at" somewhere that is not an employer, or someone else's
+  ["User works at Siemens", "User's brother is at Bosch now"],
+  ["User's brother works at Siemens", "User's brother is at home now"],
+  ["User works at Siemens", "User is at the dentist now"],
+  ["User works at Siemens", "User is at Heathrow until Friday"],
+  // someone else quits being what the user is; quitting a habit is no new occupation
+  ["User is a barista", "User's partner quit being a barista, she is a baker now"],
+  ["User's sister works as a teacher", "User's sister quit smoking, she is a runner now"],
+  ["User works at Siemens", "User met Anna at a meetup, she works at Bosch"],
+  ["User is a nurse", "User's brother quit his band, he is a nurse now"],
+  // someone else's promotion
+  ["User's title is Senior Engineer", "User's brother got promoted to Staff Engineer"],
 ];
 
 /**
@@ -203,8 +247,8 @@ describe("change detection on held-out phrasings", () => {
   });
 });
 
-/** Reached by the rules (31 of 32 said, 19 of 20 stored); raise it when they improve, never lower it to let a change in. */
-const RECALL_FLOOR = 0.9;
+/** Reached by the rules (36 of 37 said, 29 of 30 stored); raise it when they improve, never lower it to let a change in. */
+const RECALL_FLOOR = 0.95;
 
 describe("the offline extractor keeps a change and its subject", () => {
   const cases: [said: string, fact: string][] = [

@@ -14,6 +14,7 @@ import {
   TIME_ADJECTIVES,
   VALUE_CATEGORIES,
   VALUE_VERBS,
+  VISIT_NOUNS,
   lemma,
   verbLemma,
 } from "./offline/lexicon.ts";
@@ -26,7 +27,10 @@ import { type Clause, type Token, clausesOf, isChangeVerb } from "./fact-clauses
  *   subject   — who or what the fact is about: "user", "team", "project", "user's sister" (a
  *               possessed noun that does something is a subject of its own: "User's sister lives
  *               in Rome" is not about where the user lives), else the subject noun phrase
- *               ("billing service", "dana").
+ *               ("billing service", "dana"). A role's genitive before an appointment names its kind,
+ *               not its owner: "User's doctor's appointment" is the user's "doctor appointment".
+ *               "she"/"he" opening a later clause is the person of the clause before ("User's
+ *               partner quit being a lawyer, she is a chef now").
  *   attribute — what property it sets, when it sets one, as a normal key: "new", "current", "old"
  *               are dropped and a few synonyms are one key (ATTRIBUTE_SYNONYMS: job → occupation,
  *               phone number → phone…):
@@ -38,16 +42,18 @@ import { type Clause, type Token, clausesOf, isChangeVerb } from "./fact-clauses
  *                  (the team's manager is Sam);
  *               4. for the user, the team or a name: "as <their> N" ("Zed as their editor"), a
  *                  category term after a value verb or copula ("uses Vim" → "editor", "went vegan" →
- *                  "diet"), a verb frame ("lives in" → "location", "works at" → "employer",
- *                  "reports to" → "manager"), a change verb's object ("changed their phone number
+ *                  "diet"), a verb frame ("lives in" → "location", "works at" or "is at" an
+ *                  organisation → "employer", "reports to" → "manager", "promoted to" →
+ *                  "occupation", as a title is), a change verb's object ("changed their phone number
  *                  to …"), an occupation after a copula ("is now a pharmacist"), or the shape of a
  *                  contact value (an e-mail address, a phone number).
  *               Otherwise null: liking cats does not set a value that liking dogs would replace.
  *   value     — content words of what the attribute is set to;
- *   displaced — content words of the value the fact says it replaces: "from X to Y", "instead of X",
- *               "X, not Y", "replaced X with Y", "ditched X for Y", "after leaving X", and in a fact of
- *               two clauses the one that ends ("sold the Corolla and bought a Tesla", "Priya left
- *               and Sam is the team's new manager") or denies ("no longer vegetarian; now vegan");
+ *   displaced — content words of the value the fact says it replaces: "from X to Y", "off X (and)
+ *               onto Y", "instead of X", "X, not Y", "replaced X with Y", "ditched X for Y", "after
+ *               leaving X", and in a fact of two clauses the one that ends ("sold the Corolla and
+ *               bought a Tesla", "quit being a barista and is a baker now", "Priya left and Sam is
+ *               the team's new manager") or denies ("no longer vegetarian; now vegan");
  *   kind      — how the value is stated, for attributes of things ("is on Mondays", "is called
  *               Pixel", "is slow"): two statements replace each other only when stated alike, or
  *               when one is a change ("moved to Wednesday"); null when any statement will do;
@@ -134,6 +140,26 @@ function attributeKey(tokens: Token[]): string | null {
 /** An attribute key without adjectives: "the daily standup" → "standup". */
 const nounKey = (tokens: Token[]) => attributeKey(tokens.filter((t) => t.pos !== "ADJ"));
 
+/**
+ * A role's genitive before what one has with that role names a kind, not an owner: "the dentist's
+ * appointment" and "User's doctor's appointment" are the speaker's appointments, read as "the
+ * dentist appointment" with the role as its adjective (so that "User's appointment" may refer to
+ * it, as "standup" does to "the daily standup"). "User's sister's appointment" stays the sister's.
+ */
+function classifyingGenitives(tokens: Token[]): Token[] {
+  const out: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const role = out.at(-1);
+    const next = tokens[i + 1];
+    if (tokens[i]!.w === "'s" && role?.pos === "NOUN" && OCCUPATIONS.has(lemma(role.w)) && next && VISIT_NOUNS.has(lemma(next.w))) {
+      out[out.length - 1] = { ...role, pos: "ADJ" };
+      continue;
+    }
+    out.push(tokens[i]!);
+  }
+  return out;
+}
+
 /** Segments of a possessive chain: "the user's sister's name" → [[the, user], [sister], [name]]. */
 function possessiveSegments(tokens: Token[]): Token[][] {
   const segments: Token[][] = [[]];
@@ -205,6 +231,15 @@ function splitRole(c: Clause, rest: Token[]): { rest: Token[]; role: Token[] } {
   return { rest: [...rest.slice(0, as), ...rest.slice(end)], role: rest.slice(as + 1, end) };
 }
 
+/** "moved off MySQL and onto Postgres", "got off Heroku onto Fly.io": what it left and what it went to. */
+function offOnto(c: Clause, rest: Token[]): { value: Token[]; displaced: Token[] } | null {
+  const start = c.verb.endsWith(" off") ? 0 : rest[0]?.w === "off" ? 1 : -1;
+  const onto = rest.findIndex((t, i) => i > start && (t.w === "onto" || (t.w === "on" && rest[i + 1]?.w === "to")));
+  if (start < 0 || onto <= start) return null;
+  const value = rest.slice(rest[onto]!.w === "on" ? onto + 2 : onto + 1);
+  return { value, displaced: rest.slice(start, onto).filter((t) => t.pos !== "CCONJ") };
+}
+
 /** Value and displaced value of a clause's rest, by its verb. */
 function partsOf(c: Clause): Parts & { ending: boolean } {
   const contrast = takeContrast(c.rest);
@@ -220,6 +255,8 @@ function partsOf(c: Clause): Parts & { ending: boolean } {
     // "Dana took over (the team) (as team lead) from Chris"
     return { value: c.subject, displaced: [...(from >= 0 ? rest.slice(from + 1) : []), ...extra], role, object: [], ending: false };
   }
+  const off = offOnto(c, rest);
+  if (off) return { ...off, displaced: [...off.displaced, ...extra], role, object: [], ending: false };
   if ((isChangeVerb(c.verb) || isEndingVerb(c.verb) || c.verb === "go") && from >= 0 && to > from) {
     const displaced = rest.slice(from + 1, to).filter((t) => t.lemma !== "be");
     return { value: rest.slice(to + 1), displaced: [...displaced, ...extra], role, object, ending: false };
@@ -319,10 +356,16 @@ const OCCUPATION_NOUNS = new Set(["job", "career", "profession", "occupation"]);
 
 /**
  * "lives in", "relocated from Madrid to Vienna", "works at": the verb with a preposition of its own
- * (not of an object). A place is named: "moved to 9:45" is no address.
+ * (not of an object). A place is named: "moved to 9:45" is no address. A person "is at" an
+ * organisation named alone ("is at Allianz now"), not "at home", "at the dentist" or "at Heathrow
+ * until Friday".
  */
 function entityFrame(c: Clause): string | null {
   const own = c.rest.find((t) => t.pos !== "ADV");
+  if (c.verb === "be" && !c.passive && own?.w === "at") {
+    const place = c.rest.filter((t) => t.pos !== "ADV").slice(1);
+    return place.length > 0 && place.every((t) => t.pos === "PROPN" && !t.shape) ? "employer" : null;
+  }
   const frame = own?.pos === "ADP" ? FRAME_ATTRIBUTES[`${c.verb} ${own.w}`] : undefined;
   if (!frame || (frame === "location" && !c.rest.some((t) => t.pos === "PROPN" && !t.shape))) return null;
   return frame;
@@ -366,7 +409,8 @@ function occupationIn(value: Token[]): boolean {
 // ---------------------------------------------------------------------------------------------------
 // one clause
 
-function readClause(c: Clause, text: string): Reading {
+function readClause(clause: Clause, text: string): Reading {
+  const c = { ...clause, subject: classifyingGenitives(clause.subject) };
   const negated = c.verbs.some((t) => t.w === "not" || t.w === "never" || t.w === "longer") || c.rest.some((t) => t.w === "anymore");
   const parts = partsOf(c);
   const passive = parts.object.length > 0 ? asPassive(c, parts.object) : null;
@@ -377,7 +421,9 @@ function readClause(c: Clause, text: string): Reading {
   // 1. "User's new number is …", "The team's retro was moved to Thursdays"; a person is named
   //    ("User's sister is Julia") but otherwise does things ("User's sister is a nurse", "… moved to Rome")
   const person = segments.length > 1 && isPerson(segments.at(-1)!);
-  const named = (c.verb === "be" || (c.passive && ["call", "name", "rename"].includes(c.verb))) && namesOnly(parts.value);
+  // (after "is", a name is the complement itself: "is at Allianz" places the person, it does not name them)
+  const complement = parts.value.find((t) => t.pos !== "ADV")?.pos !== "ADP";
+  const named = ((c.verb === "be" && complement) || (c.passive && ["call", "name", "rename"].includes(c.verb))) && namesOnly(parts.value);
   if (segments.length > 1 && copular && (!person || named)) {
     const kind = kindOf(c, c.rest);
     const category = kind === "nominal" ? null : valueCategory(parts.value);

@@ -79,7 +79,14 @@ export function tokensOf(text: string): Token[] {
       const verbal = t.pos === "VERB" || t.pos === "AUX";
       return { w: t.normal, lemma: verbal ? t.lemma : t.normal, pos: t.pos === "PART" && t.normal === "to" ? "ADP" : t.pos };
     })
-    .map((t, i, all) => (t.w === "to" && all[i + 1]?.pos === "VERB" && all[i + 1]!.w === all[i + 1]!.lemma ? { ...t, pos: "PART" } : t)); // "to" before a value, not "to use"
+    .map((t, i, all) => (t.w === "to" && isInfinitive(all[i + 1], prepared) ? { ...t, pos: "PART" } : t)); // "to" before a value, not "to use"
+}
+
+/** A bare verb after "to", not a capitalised name: "to use Vim", not "promoted to Lead Designer". */
+function isInfinitive(next: Token | undefined, text: string): boolean {
+  if (next?.pos !== "VERB" || next.w !== next.lemma) return false;
+  const capitalised = next.w.charAt(0).toUpperCase() + next.w.slice(1);
+  return !new RegExp(`\\bto ${capitalised.replace(/[^\p{L}]/gu, "")}\\b`, "u").test(text);
 }
 
 const ASPECT_VERBS = new Set(["start", "begin", "keep", "continue"]);
@@ -87,6 +94,7 @@ const PARTICLES = new Set(["up", "down", "over", "out", "off", "away", "back"]);
 const NEGATION_WORDS = new Set(["not", "n't", "never", "no", "longer"]);
 const isVerbal = (t: Token | undefined) => t !== undefined && (t.pos === "VERB" || t.pos === "AUX");
 const ENTITY_WORDS = new Set(["user", "team"]);
+const PERSONAL_PRONOUNS = new Set(["he", "she"]);
 
 /**
  * Where the verb group starts: the first verb or auxiliary after a subject. The tagger often
@@ -99,13 +107,15 @@ function verbStart(tokens: Token[]): number {
   for (let i = 1; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.pos === "PUNCT" || t.pos === "CCONJ") return -1;
-    // a possessed noun ("User's work email"), or a noun before the auxiliary ("The design lead is")
-    if (tokens[i - 1]!.w === "'s" || (tokens[i + 1]?.pos === "AUX" && t.pos !== "AUX" && t.pos !== "ADV")) continue;
+    // a possessed noun ("User's work email"), or a noun before the auxiliary ("The design lead is"),
+    // but not a verb before a gerund ("User's partner quit being a lawyer")
+    const next = tokens[i + 1];
+    const gerund = next !== undefined && next.w.endsWith("ing");
+    if (tokens[i - 1]!.w === "'s" || (next?.pos === "AUX" && !gerund && t.pos !== "AUX" && t.pos !== "ADV")) continue;
     // a bare base form between a noun and a verb is a noun too: "The launch date slid…"; so is a plural
     // before a verb agreeing with it: "The team's unit tests run…" (not "The team stores uploads")
     const base = t.pos === "VERB" ? t.w === t.lemma : verbLemma(t.w) === t.w;
-    const next = tokens[i + 1];
-    if (base && t.pos !== "AUX" && isVerbal(next) && ["NOUN", "ADJ"].includes(tokens[i - 1]!.pos)) continue;
+    if (base && t.pos !== "AUX" && isVerbal(next) && !gerund && ["NOUN", "ADJ"].includes(tokens[i - 1]!.pos)) continue;
     const agreeing = next?.pos === "VERB" && next.w === next.lemma && verbLemma(next.w) !== null;
     if (/[^s]s$/.test(t.w) && agreeing && ["NOUN", "ADJ", "PROPN"].includes(tokens[i - 1]!.pos)) continue;
     if (t.pos === "VERB" && tokens[i - 1]!.pos === "DET") continue; // "the redesign budget"
@@ -156,7 +166,9 @@ function clauseOf(tokens: Token[]): Clause | null {
 function opensClause(tokens: Token[], i: number): "own" | "borrowed" | null {
   let j = i;
   while (tokens[j]?.pos === "ADV") j++;
-  if (verbAfterSubject(tokens[j]) && tokens[j]!.lemma !== "be") return "borrowed";
+  // "… and is a baker now" (a copula only after "and"/"but": "Julia, is …" is no clause)
+  const joined = tokens[i - 1]?.pos === "CCONJ";
+  if (verbAfterSubject(tokens[j]) && (tokens[j]!.lemma !== "be" || joined)) return "borrowed";
   const rest = tokens.slice(i);
   const start = verbStart(rest);
   if (start <= 0 || start > 5) return null;
@@ -188,7 +200,11 @@ export function clausesOf(text: string): Clause[] {
   for (const piece of pieces) {
     const previous = clauses.at(-1);
     const own = clauseOf(piece);
-    if (own && (!previous || opensClause(piece, 0) === "own")) clauses.push(own);
+    // "User's partner quit being a lawyer, she is a chef now": the pronoun is the person before it
+    // (not the user: "User met Anna, she works at Bosch")
+    const person = previous && !ENTITY_WORDS.has(previous.subject.at(-1)?.w ?? "");
+    if (own && person && own.subject.length === 1 && PERSONAL_PRONOUNS.has(own.subject[0]!.w)) clauses.push({ ...own, subject: previous.subject });
+    else if (own && (!previous || opensClause(piece, 0) === "own")) clauses.push(own);
     else if (previous) clauses.push(borrow(previous, piece));
     else if (own) clauses.push(own);
   }

@@ -10,20 +10,25 @@ export { attributeOf, subjectOf } from "./facets.ts";
  * keep only content, so subject, attribute and value are derived from it (facets.ts) when not given.
  *
  * Rules, first match wins:
- *  1. contradicts — the two have opposite polarity ("User no longer uses Vim" / "User uses Vim") and
+ *  1. contradicts — the two have opposite polarity ("User no longer uses Vim" / "User uses Vim"; a fact
+ *     that ends one value and states another, "quit being a lawyer, is a chef now", is no denial) and
  *     the same core content (overlap coefficient ≥ 0.8 of their content words without negations and
  *     correction markers). Requires the same subject unless both cores have ≥ 3 words.
  *  2. supersedes  — the new fact is affirmative, adds no second value ("too", "also", "another"),
  *     does not only end something ("User sold their Corolla"), and
  *     a. names the existing fact's value as the one it replaces ("from X to Y", "instead of X",
- *        "replaced X with Y", "left X and now …", "X left; Y is the new …"), about the same subject
- *        and an attribute that does not differ (when the existing fact has none, the two share a
- *        word besides the value: "moved the docs from GitBook…" / "hosts the docs on GitBook"), or
+ *        "replaced X with Y", "moved off X and onto Y", "left X and now …", "quit being X, she is Y
+ *        now", "X left; Y is the new …"), about the same subject and an attribute that does not
+ *        differ (when the existing fact has none, the two share a word besides the value: "moved
+ *        the docs from GitBook…" / "hosts the docs on GitBook"), or
  *        about the existing fact's subject itself ("Dana took over the team from Chris" / "Chris
  *        runs the team");
  *     b. or sets another value of the same subject and attribute, stated alike (kind) or as a change
  *        ("User's name is Anna" / "User's name is Ana", "User switched to Helix" / "User uses Vim",
- *        "The standup moved to Wednesday" / "The standup is on Mondays");
+ *        "The standup moved to Wednesday" / "The standup is on Mondays", "User's partner is at Allianz
+ *        now" / "User's partner works at Lufthansa", "User got promoted to Staff Engineer" / "User's
+ *        title is Senior Engineer", "User's appointment is on May 30 now" / "User's doctor's
+ *        appointment is on May 16", not "User's dentist's appointment is on May 30");
  *     c. or says "now" (or another change marker) with the same verb and preposition and another
  *        object ("User now commutes by bike" / "User commutes by train"), for verbs whose objects
  *        replace each other (not "has", "speaks", "likes"…).
@@ -62,7 +67,8 @@ function compared(fact: RelatableFact): Compared {
     ...facets,
     subject,
     attribute: fact.attribute === undefined ? facets.attribute : fact.attribute,
-    negated: isNegated(fact.content),
+    // "quit being a lawyer, is a chef now" ends one value to state another: a change, not a denial
+    negated: isNegated(fact.content) && !(facets.value.size > 0 && facets.displaced.size > 0 && !facets.ending),
     core: new Set(core),
   };
 }

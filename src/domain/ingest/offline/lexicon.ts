@@ -233,6 +233,7 @@ export const ATTRIBUTE_SYNONYMS: Record<string, string> = {
   phone: "phone", number: "phone", "phone number": "phone", mobile: "phone", "mobile number": "phone",
   cell: "phone", "cell number": "phone", telephone: "phone", "telephone number": "phone",
   "email address": "email", "e-mail": "email", "e-mail address": "email", "mail address": "email",
+  title: "occupation", "job title": "occupation",
   boss: "manager", "line manager": "manager", supervisor: "manager",
   company: "employer", workplace: "employer",
 };
@@ -245,6 +246,7 @@ export const FRAME_ATTRIBUTES: Record<string, string> = {
   "work at": "employer", "work for": "employer", "employ at": "employer", "employ by": "employer",
   "work as": "occupation", "retrain as": "occupation", "train as": "occupation", "employ as": "occupation",
   "start as": "occupation", "begin as": "occupation",
+  "promote to": "occupation", "appoint as": "occupation", "hire as": "occupation",
   "report to": "manager",
 };
 
@@ -263,6 +265,12 @@ export const OCCUPATIONS = words(`
   student surgeon surveyor tailor teacher technician therapist translator tutor veterinarian vet waiter
   waitress welder writer
 `);
+
+/**
+ * What one has with someone in a role: "the dentist's appointment" is the speaker's appointment
+ * with a dentist (a classifying genitive), "the sister's birthday" is the sister's.
+ */
+export const VISIT_NOUNS = words(`appointment visit consultation checkup check-up session lesson`);
 
 /** Nouns for people and pets: "User's sister lives in Rome" is about the sister, "User's sister is Julia" names her. */
 export const PERSON_NOUNS = words(`
