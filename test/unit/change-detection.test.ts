@@ -194,6 +194,89 @@ const STORED_GUARDS: Pair[] = [
   ["User moved to Lisbon", "User's sister moved to Porto"],
 ];
 
+/**
+ * A wish, plan, consideration or possibility is not the current value: each pair is [a value that
+ * holds, an intention about another] (or the reverse), and none may replace or deny the other.
+ */
+const STORED_INTENTIONS: Pair[] = [
+  ["User uses Emacs", "User wants to use Vim"],
+  ["User uses Emacs", "User wants to give Vim a try"],
+  ["User's editor is Emacs", "User would like to move to Vim eventually"],
+  ["User lives in Berlin", "User plans to move to Lisbon"],
+  ["User lives in Berlin", "User is planning a move to Lisbon next year"],
+  ["User lives in Berlin", "User intends to relocate to Lisbon"],
+  ["User uses Vim", "User is thinking about switching to Helix"],
+  ["User uses Vim", "User is thinking of moving to Helix"],
+  ["User uses Vim", "User is looking into Helix as a replacement"],
+  ["User works as a nurse", "User would like to work as a teacher"],
+  ["User is a nurse", "User would love to become a teacher"],
+  ["User is a nurse", "User dreams of becoming a teacher"],
+  ["User drives a Volvo", "User hopes to get a Tesla"],
+  ["User drives a Volvo", "User is hoping to buy a Tesla this year"],
+  ["The team uses MySQL", "The team is considering Postgres"],
+  ["The team's main database is MySQL", "The team is evaluating Postgres as the main database"],
+  ["The team's database is MySQL", "The team might migrate the database to Postgres"],
+  ["User lives in Lisbon", "User is going to move to Porto next year"],
+  ["User lives in Lisbon", "User will move to Porto in the autumn"],
+  ["User lives in Lisbon", "User is about to move to Porto"],
+  ["User uses Jira", "User might switch to Linear"],
+  ["User uses Jira for tickets", "User may switch to Linear for tickets"],
+  ["User uses Jira for tickets", "User could switch from Jira to Linear"],
+  ["User works at Siemens", "User hopes to join Bosch"],
+  ["User works at Siemens", "User wants to switch from Siemens to Bosch"],
+  ["User is vegetarian", "User is considering going vegan"],
+  ["User's phone number is 555-0142", "User might get a new number, 555-0199"],
+  // what a wish would leave is not left yet; not wanting a value is no denial that it holds
+  ["User uses Vim", "User wants to use Helix, not Vim"],
+  ["User uses Vim", "User does not want to use Vim anymore"],
+  // a value that holds does not hide a plan or a wish
+  ["User plans to move to Lisbon", "User lives in Berlin"],
+  ["User wants to use Vim", "User uses Emacs"],
+];
+
+const SAID_INTENTIONS: Pair[] = [
+  ["I use Emacs.", "I want to use Vim."],
+  ["I use Emacs.", "I'd like to try Vim at some point."],
+  ["I live in Berlin.", "I'm planning to move to Lisbon."],
+  ["I live in Berlin.", "I plan to move to Lisbon next year."],
+  ["I use Vim.", "I'm thinking about switching to Helix."],
+  ["I work as a nurse.", "I'd like to work as a teacher."],
+  ["I drive a Volvo.", "I hope to get a Tesla."],
+  ["We use MySQL.", "We're considering Postgres."],
+  ["I live in Lisbon.", "I'm going to move to Porto next year."],
+  ["I live in Lisbon.", "I'll move to Porto in the autumn."],
+  ["We use Jira.", "We may switch to Linear later this year."],
+  ["I work at Siemens.", "I'm hoping to join Bosch."],
+  ["I'm vegetarian.", "I'm thinking of going vegan."],
+];
+
+/** Controls: a change stated as made, decided, or starting now still replaces; so does a changed plan. */
+const STORED_STATED_CHANGES: Pair[] = [
+  ["User uses Vim", "User decided to switch to Helix"],
+  ["User uses Vim", "User has decided to switch to Helix"],
+  ["User uses Vim", "User switched to Helix"],
+  ["User uses Vim", "User now uses Helix"],
+  ["User uses Vim", "User started using Helix"],
+  ["User uses Vim", "User will use Helix from now on"],
+  ["User uses Vim", "User would rather use Helix now"],
+  ["User lives in Berlin", "User moved to Lisbon"],
+  ["User uses Jira", "User switched from Jira to Linear"],
+  ["The team uses MySQL", "The team switched to Postgres"],
+  ["The launch date is June 3", "The launch date will be June 10"],
+  ["User drives a Corolla", "User sold their Corolla and plans to buy a Tesla"],
+  ["User plans to move to Lisbon", "User now plans to move to Porto"],
+  ["User plans to move to Lisbon", "User no longer plans to move to Lisbon"],
+];
+
+const SAID_STATED_CHANGES: Pair[] = [
+  ["I use Vim.", "I decided to switch to Helix."],
+  ["I use Vim.", "I switched to Helix."],
+  ["I use Vim.", "I now use Helix."],
+  ["I use Vim.", "I started using Helix."],
+  ["I use Vim.", "I'll use Helix from now on."],
+  ["I live in Berlin.", "I moved to Lisbon."],
+];
+
 const extractor = new OfflineExtractor();
 const said = (text: string): ExtractedFact[] => extractor.extractSync({ messages: [{ role: "user", content: text }] });
 const REPLACING = new Set(["supersedes", "contradicts"]);
@@ -244,6 +327,26 @@ describe("change detection on held-out phrasings", () => {
     const { share, misses } = recall(STORED_CHANGES, storedReplaces);
     if (share < RECALL_FLOOR) console.error("stored changes missed:", misses);
     expect(share).toBeGreaterThanOrEqual(RECALL_FLOOR);
+  });
+});
+
+describe("a wish, plan or possibility is not a change", () => {
+  test("stored: an intention neither replaces nor is replaced by a value that holds", () => {
+    expect(STORED_INTENTIONS.filter(storedReplaces)).toEqual([]);
+  });
+
+  test("said: an intention is kept as a fact and replaces nothing", () => {
+    const read = SAID_INTENTIONS.map((p) => ({ pair: p, ...saidReplaces(p) }));
+    expect(read.filter((r) => r.facts.length === 0).map((r) => r.pair)).toEqual([]);
+    expect(read.filter((r) => r.replaces).map((r) => [...r.pair, r.facts])).toEqual([]);
+  });
+
+  test("stored controls: a change stated as made or decided still replaces", () => {
+    expect(STORED_STATED_CHANGES.filter((p) => !storedReplaces(p))).toEqual([]);
+  });
+
+  test("said controls: a change stated as made or decided still replaces", () => {
+    expect(SAID_STATED_CHANGES.filter((p) => !saidReplaces(p).replaces).map((p) => [...p, saidReplaces(p).facts])).toEqual([]);
   });
 });
 

@@ -6,11 +6,14 @@ import {
   CHANGE_MARKERS,
   isEndingVerb,
   FRAME_ATTRIBUTES,
+  INTENTION_BEFORE_INFINITIVE,
+  INTENTION_VERBS,
   NEGATIONS,
   OCCUPATIONS,
   PERSON_NOUNS,
   PROJECT_SUBJECTS,
   STOPWORDS,
+  TENTATIVE_MODALS,
   TIME_ADJECTIVES,
   VALUE_CATEGORIES,
   VALUE_VERBS,
@@ -61,7 +64,11 @@ import { type Clause, type Token, clausesOf, isChangeVerb } from "./fact-clauses
  *               named attribute ("User now commutes by bike");
  *   additive, changed, ending — markers: "too"/"also"/"another" add a value rather than replace one;
  *               "now", "new", "these days", a change verb say the value is current; a fact that only
- *               ends something ("User sold their Corolla") names no new value.
+ *               ends something ("User sold their Corolla") names no new value;
+ *   intention — the fact states a wish, plan, consideration or possibility, not a value that holds
+ *               ("User wants to use Vim", "is thinking about switching to Helix", "might switch to
+ *               Linear", "is going to move to Porto"); what such a clause would leave ("wants to switch
+ *               from Vim") is not displaced, as it is not left yet.
  */
 export interface Facets {
   subject: string;
@@ -81,6 +88,7 @@ export interface Facets {
   additive: boolean;
   changed: boolean;
   ending: boolean;
+  intention: boolean;
   /** every content word of the fact (values as their shape keys) */
   words: Set<string>;
   /** the common nouns after the verb ("password" of "User keeps passwords in KeePassXC") */
@@ -103,6 +111,7 @@ interface Reading {
   frame: string | null;
   ending: boolean;
   negated: boolean;
+  modality: Modality;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -409,13 +418,46 @@ function occupationIn(value: Token[]): boolean {
 // ---------------------------------------------------------------------------------------------------
 // one clause
 
+/** "wish": wanted, planned, weighed or possible; "future": will be, which for a thing is its schedule ("The launch will be on June 10"). */
+type Modality = "wish" | "future" | null;
+
+const LIKING = new Set(["like", "love"]);
+
+/**
+ * Does the clause state a wish, plan, consideration or possibility rather than a value that holds?
+ * Read from the verb group's modal and the main verb's lemma with its complement: "wants to use
+ * Vim", "is thinking about switching to Helix", "might switch to Linear", "would like to work as a
+ * teacher" (a wish); "will move", "is going to move", "is about to move" (the future). Not a wish: a
+ * preference that holds ("would rather use Vim", "would prefer replies in German", "would like
+ * replies in German", "wants the assistant to call them on …"), or a decision ("decided to switch
+ * to Helix" is reported as made), or a thing's schedule ("The beta launch is planned for May 3").
+ */
+function modalityOf(c: Clause): Modality {
+  const modal = c.verbs.find((t) => TENTATIVE_MODALS.has(t.w))?.w;
+  // the tagger may read the verb after a modal as a noun: "would like replies in English"
+  const bare = modal !== undefined && c.verb === modal;
+  const head = bare ? (c.rest[0]?.w ?? "") : c.verb.split(" ")[0]!;
+  const next = c.rest[bare ? 1 : 0];
+  const infinitive = next?.w === "to" && next.pos === "PART"; // tokensOf tags "to" before a bare verb only
+  if (modal === "would" && (head === "prefer" || c.verbs.some((t) => t.w === "rather") || (LIKING.has(head) && !infinitive))) return null;
+  if (modal === "will" || modal === "shall") return "future";
+  if (modal) return "wish";
+  // (active only: "The beta launch is planned for May 3" is its schedule)
+  if (!c.passive && (INTENTION_VERBS.has(head) || (INTENTION_BEFORE_INFINITIVE.has(head) && infinitive))) return "wish";
+  if ((head === "think" && (next?.w === "about" || next?.w === "of")) || (head === "look" && next?.w === "into")) return "wish";
+  if (head === "go" && c.verbs.at(-1)?.w === "going" && infinitive) return "future";
+  const about = c.verbs.findIndex((t) => t.w === "about"); // "is about to move": "about" read into the verb group or not
+  if (about >= 0 ? c.verbs[about + 1]?.w === "to" : head === "be" && next?.w === "about" && c.rest[1]?.w === "to") return "future";
+  return null;
+}
+
 function readClause(clause: Clause, text: string): Reading {
   const c = { ...clause, subject: classifyingGenitives(clause.subject) };
   const negated = c.verbs.some((t) => t.w === "not" || t.w === "never" || t.w === "longer") || c.rest.some((t) => t.w === "anymore");
   const parts = partsOf(c);
   const passive = parts.object.length > 0 ? asPassive(c, parts.object) : null;
   if (passive) return { ...readClause(passive, text), negated };
-  const base = { value: parts.value, displaced: parts.displaced, ending: parts.ending, negated, frame: frameOf(c) };
+  const base = { value: parts.value, displaced: parts.displaced, ending: parts.ending, negated, frame: frameOf(c), modality: modalityOf(c) };
   const segments = personByName(possessiveSegments(c.subject));
   const copular = isCopular(c) || c.passive || isIntransitiveChange(c, c.rest);
   // 1. "User's new number is …", "The team's retro was moved to Thursdays"; a person is named
@@ -516,6 +558,8 @@ function frameOf(c: Clause): string | null {
 
 const CHANGE_PHRASES = /\b(?:these days|nowadays|from now on|going forward|since|any ?more|any longer|no longer|instead)\b/;
 const ADDITIVE_PHRASES = /\b(?:as well|in addition)\b/;
+/** "will use Helix from now on": a future that starts now is the current value. */
+const HOLDS_FROM_NOW = /\b(?:from now on|going forward|from today|starting (?:today|now))\b/;
 
 /** Drop correction markers so "Actually, the deadline…" has the deadline as subject. */
 function stripMarkers(content: string): string {
@@ -532,21 +576,28 @@ function readFact(content: string): Facets {
   const lower = body.toLowerCase();
   const clauses = labelled.length > 0 ? labelled : clausesOf(body);
   const readings = clauses.map((c) => readClause(c, lower));
+  // a clause that borrows its subject keeps the modality of the one before: "plans to sell the Corolla and buy a Tesla"
+  for (let i = 1; i < readings.length; i++) {
+    if (clauses[i]!.borrowed && readings[i]!.modality === null) readings[i] = { ...readings[i]!, modality: readings[i - 1]!.modality };
+  }
+  const lowerAll = text.toLowerCase();
+  const intends = (r: Reading | undefined) => r !== undefined && (r.modality === "wish" || (r.modality === "future" && !r.thing && !HOLDS_FROM_NOW.test(lowerAll)));
   const fresh = readings.filter((r) => !r.ending && !r.negated && r.subject !== "unknown");
   const main = fresh.findLast((r) => r.attribute !== null) ?? fresh[0] ?? readings[0];
-  const displacedTokens = [...(main?.displaced ?? [])];
-  const displaced = new Set(keysOf(main?.displaced ?? []));
-  const contrasted = contrast ? keysOf(clausesOf(`It is ${contrast[1]}`)[0]?.rest ?? []) : [];
+  const intention = intends(main);
+  // what a wish would leave is not left yet: "wants to switch from Vim", "wants to use Helix, not Vim"
+  const displacedTokens = intention ? [] : [...(main?.displaced ?? [])];
+  const displaced = new Set(keysOf(displacedTokens));
+  const contrasted = contrast && !intention ? keysOf(clausesOf(`It is ${contrast[1]}`)[0]?.rest ?? []) : [];
   for (const w of contrasted) displaced.add(w);
   for (const r of readings) {
-    if (r === main || !main || main.ending || main.negated) continue;
+    if (r === main || !main || main.ending || main.negated || intends(r)) continue;
     const ended = r.ending ? r.displaced : r.negated ? r.value : [];
     displacedTokens.push(...ended);
     for (const w of keysOf(ended)) displaced.add(w);
   }
   const stated = keysOf(main?.value ?? []);
   const kept = stated.filter((w) => !displaced.has(w)); // "from Node 18 to Node 22" sets 22
-  const lowerAll = text.toLowerCase();
   const allWords = lowerAll.split(/[^\p{L}\p{N}+#]+/u);
   return {
     subject: main?.subject ?? "unknown",
@@ -562,6 +613,7 @@ function readFact(content: string): Facets {
     additive: ADDITIVE_PHRASES.test(lowerAll) || allWords.some((w) => ADDITIVE_WORDS.has(w)),
     changed: CHANGE_PHRASES.test(lowerAll) || allWords.some((w) => CHANGE_MARKERS.has(w)) || displaced.size > 0 || readings.some(statesChange),
     ending: main?.ending ?? false,
+    intention,
     words: new Set([...keysOf(clauses.flatMap((c) => [...c.subject, ...c.verbs, ...c.rest]), true), ...contrasted]),
     nouns: new Set(keysOf(clauses.flatMap((c) => c.rest).filter((t) => t.pos === "NOUN"))),
     named: (main?.value ?? []).some((t) => t.pos === "PROPN" || t.pos === "NUM" || t.shape !== undefined),

@@ -33,6 +33,8 @@ export interface Clause {
   passive: boolean;
   /** everything after the verb group */
   rest: Token[];
+  /** the clause has no subject of its own and took the one before ("… and buy a Tesla") */
+  borrowed?: boolean;
 }
 
 const SHAPES: [RegExp, Shape, (m: string) => string | null][] = [
@@ -213,9 +215,9 @@ export function clausesOf(text: string): Clause[] {
 
 function borrow(previous: Clause, piece: Token[]): Clause {
   const again = clauseOf([...previous.subject, ...piece]);
-  if (again && again.subject.length === previous.subject.length) return again;
+  if (again && again.subject.length === previous.subject.length) return { ...again, borrowed: true };
   const verbs = previous.verbs.filter((t) => !NEGATION_WORDS.has(t.w));
-  return { subject: previous.subject, verbs, verb: previous.verb.replace(/ .*/, ""), passive: previous.passive, rest: piece };
+  return { subject: previous.subject, verbs, verb: previous.verb.replace(/ .*/, ""), passive: previous.passive, rest: piece, borrowed: true };
 }
 
 export const isChangeVerb = (verb: string): boolean => CHANGE_VERBS.has(verb.split(" ")[0]!) || /^go (?:up|down)$/.test(verb) || verb === "take over";

@@ -39,6 +39,14 @@ export { attributeOf, subjectOf } from "./facets.ts";
  *  4. related_to  — same subject, nothing stronger. Broad by design ("user" covers a lot): callers
  *     apply it to facts from the same ingest only.
  *  5. null.
+ * A wish, plan, consideration or possibility ("User wants to use Vim", "is thinking about switching to
+ * Helix", "might switch to Linear", "is going to move to Porto", facets.ts) is not the current value:
+ * beside a fact that states one it neither contradicts nor supersedes (rules 1–3 are skipped, so it is
+ * related_to at most), except by rule 2a through a clause of its own that states what was left ("sold
+ * the Corolla and plans to buy a Tesla"). Two wishes compare as two values do ("now plans to move to
+ * Porto" / "plans to move to Lisbon"). A decision is reported as made: "decided to switch to Helix"
+ * is a change; so is a future that starts now ("will use Helix from now on"), and a thing's future
+ * is its schedule ("The launch will be on June 10").
  * A ", not X" tail is a contrast, not a negation: "The deadline is June 14, not June 7" sets a new
  * value (supersedes) rather than denying the old one.
  */
@@ -207,9 +215,12 @@ export function inferRelation(newFact: RelatableFact, existing: RelatableFact): 
   const b = compared(existing);
   const sameSubject = a.subject === b.subject && a.subject !== "unknown";
   const bigEnough = Math.min(a.core.size, b.core.size) >= 3;
-  if (a.negated !== b.negated && overlap(a.core, b.core) >= 0.8 && (sameSubject || bigEnough)) return "contradicts";
+  // a wish or plan beside a value that holds: neither replaces nor denies the other
+  const modal = a.intention !== b.intention;
+  if (!modal && a.negated !== b.negated && overlap(a.core, b.core) >= 0.8 && (sameSubject || bigEnough)) return "contradicts";
   const replacing = !a.negated && !a.additive && !a.ending;
-  if (replacing && displaces(a, b, sameSubject)) return "supersedes";
+  if (replacing && !b.intention && displaces(a, b, sameSubject)) return "supersedes";
+  if (modal) return sameSubject ? "related_to" : null;
   if (replacing && sameOwner(a, b) && (resets(a, b) || changesThing(a, b) || namesAttribute(a, b))) return "supersedes";
   if (replacing && sameSubject && reframes(a, b)) return "supersedes";
   if (sameOwner(a, b) && a.attribute && a.attribute === b.attribute && !a.negated && sameValue(a, b)) return "supports";

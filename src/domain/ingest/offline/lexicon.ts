@@ -213,6 +213,21 @@ export const CUMULATIVE_VERBS = words(`
   prefer want need get take make do see give put go come
 `);
 
+/**
+ * Verbs whose complement is wished, planned or weighed, not yet the case: "plans to move", "is
+ * considering Postgres", "hopes to get a Tesla". "decide", "choose" and "agree" are not among them: a
+ * decision is reported as made.
+ */
+export const INTENTION_VERBS = words(`
+  plan intend hope aim wish aspire dream consider contemplate weigh debate mull expect evaluate explore
+`);
+
+/** Verbs that are a wish only before a "to"-infinitive: "wants to use Vim", not "wants replies in German" (a preference that holds). */
+export const INTENTION_BEFORE_INFINITIVE = words(`want try`);
+
+/** Modals that make a clause a possibility or a plan ("might switch", "would move", "will move"), not "can" or "should". */
+export const TENTATIVE_MODALS = words(`will shall would could may might`);
+
 /** Words that add another value beside a known one: "I use tmux too", "another dog", "my other sister". */
 export const ADDITIVE_WORDS = words(`too also another other second third additionally both extra`);
 
