@@ -1,32 +1,55 @@
 /**
- * Many small wallets through the HTTP API, as users would write them: the service's anonymous
- * memory before and after, and whether every wallet still answers with its own memories.
+ * Many small wallets through the HTTP API, as users would write them: what the service's anonymous
+ * memory grows by per wallet and per memory, whether it stays within CACHE_MAX_MB while wallets
+ * come and go, and whether every wallet still answers with its own memories.
  *
- *   nice bun scripts/bench/many-wallets.ts [--wallets 10000] [--memories 20] [--cache-mb N]
- *        [--idle 45] [--warmup 250] [--sample 1000] [--concurrency 4] [--auth session|signature]
+ *   nice bun scripts/bench/many-wallets.ts [--first 1000] [--more 2000] [--soak 300] [--churn 0]
+ *        [--memories 20] [--cache-mb 1024] [--idle 45] [--sample 1000] [--concurrency 4]
+ *        [--auth session|signature]
+ *   nice bun scripts/bench/many-wallets.ts --first 0 --more 0 --soak 0 --churn 50000 --cache-mb 256
+ *
+ * A phase of 0 is skipped. The first command measures phases 1–3 below (the default budget holds
+ * every wallet: a soak measured while the cache drops wallets would say little), the second the
+ * churn. Quick runs: `--more 1000 --soak 60 --idle 30` and `--churn 5000 --cache-mb 32`.
  *
  * Starts the service as a user does (`bun scripts/start.ts`, the embedded engine, the default model
- * or EMBEDDING_MODEL; CACHE_MAX_MB = --cache-mb when given) on a fresh data directory, on 127.0.0.1.
- * Each wallet: one `POST /v1/store/batch` of --memories synthetic memories (synthetic.ts, seeded by
- * the wallet's number), then one `POST /v1/recall` (limit 10). --concurrency clients run wallets
+ * or EMBEDDING_MODEL, CACHE_MAX_MB = --cache-mb) on a fresh data directory, on 127.0.0.1. A wallet
+ * is written as: one `POST /v1/store/batch` of --memories synthetic memories (synthetic.ts, seeded by
+ * the wallet's number), then one `POST /v1/recall` (limit 10); --concurrency clients write wallets
  * side by side. Anonymous RSS (RssAnon of /proc/<pid>/status) is read after --idle seconds without
- * requests: when the service has started, after --warmup wallets (not counted: they settle the
- * model's, the JIT's and the process-wide bounded caches' first growth), and after the wallets.
+ * requests at the end of each phase:
  *
- * Then the check: the first wallet, the last and --sample others at random each list their memories
- * (`GET /v1/memories?limit=100`: exactly the ids their batch store answered, the total right) and
- * recall one of them by its own text (`POST /v1/recall`: it comes back, and nothing of another
- * wallet does), whether the cache still holds the wallet or drops others to load it again.
+ * 1. **first**: --first wallets into the started service. Their growth in all (the cache, and what
+ *    the process grows by once: the model's runtime, the JIT, the heaps' first capacity).
+ * 2. **more**: --more wallets. The slope (after more − after first) / more is what one more wallet
+ *    costs once the process has settled.
+ * 3. **soak**: --soak seconds of mixed requests by --concurrency clients over the wallets of 1–2,
+ *    each request for a wallet at random: batch stores of 5 (25%), single stores (15%), recalls
+ *    (25%), keyword searches (10%), list pages (10%), gets, importance patches and deletes of a
+ *    memory the soak stored (5% each). The growth per memory the soak stored (the ids its stores
+ *    answered that the wallet did not hold).
+ * 4. **churn**: --churn wallets more, beyond what --cache-mb holds (~14 KiB per wallet by the
+ *    cache's accounting), so the cache drops the least recently used ones as others load: RssAnon
+ *    sampled every second while they are written, against the started service + CACHE_MAX_MB (the
+ *    bound rss-watch.ts holds) and that + 25%.
+ *
+ * Then the check: the first wallet, the last and --sample others at random of every phase each list
+ * their memories (`GET /v1/memories`: exactly the ids their stores answered, less those the soak
+ * deleted, and the total right) and recall their first memory by its text (`POST /v1/recall`: it
+ * comes back, and nothing of another wallet does), whether the cache still holds the wallet or
+ * loads it again.
  *
  * What the memory is made of is read inside the service by scripts/bench/memory-probe.ts (JSC's heap,
- * mimalloc, glibc malloc) and from `/metrics` (the cache's own accounting).
+ * mimalloc, glibc malloc) and from `/metrics` (the cache's own accounting), at each reading and again
+ * after a forced collection (a diagnosis: the figures are the readings before it); the service's CPU
+ * per wallet and per soak request, by thread, from /proc (the cost side).
  *
  * Auth: `session` (default) gives each wallet a session token (the one `POST /auth/session` answers,
  * minted here with the service's JWT_SECRET: signing 50,000 wallets' headers costs minutes of CPU on
  * both sides); `signature` sends `x-wallet-auth` headers signed per wallet, as the spec's clients do.
  * Either way the service keeps its verified credentials in its bounded caches (10,000 entries).
  *
- * Progress goes to stderr; the table to stdout.
+ * Progress goes to stderr; the tables to stdout.
  */
 import { parseArgs } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -36,34 +59,40 @@ import { keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { SessionTokens } from "../../src/auth/session-token.ts";
 import { ensureBuiltInModel, isBuiltInModel } from "../../src/embed/built-in-models.ts";
-import { BENCH_MODEL, printTable, scrapeCache } from "./bench-util.ts";
+import { BENCH_MODEL, cpuByName, printTable, scrapeCache, threadCpu } from "./bench-util.ts";
 import { anonymousRss } from "../../src/store/sqlite/rss-watch.ts";
-import { prng, syntheticMemory, syntheticQuery } from "./synthetic.ts";
+import { prng, syntheticMemory, syntheticQuery, type Rng } from "./synthetic.ts";
 import type { ProbeAnswer } from "./memory-probe.ts";
 import { spawnProbed } from "./probe-client.ts";
 
 const { values: args } = parseArgs({
   options: {
-    wallets: { type: "string", default: "10000" },
+    first: { type: "string", default: "1000" },
+    more: { type: "string", default: "2000" },
+    soak: { type: "string", default: "300" },
+    churn: { type: "string", default: "0" },
     memories: { type: "string", default: "20" },
-    "cache-mb": { type: "string" },
+    "cache-mb": { type: "string", default: "1024" },
     idle: { type: "string", default: "45" },
-    warmup: { type: "string", default: "250" },
     sample: { type: "string", default: "1000" },
     concurrency: { type: "string", default: "4" },
     auth: { type: "string", default: "session" },
     port: { type: "string", default: "18790" },
   },
 });
-const wallets = Number(args.wallets);
+const first = Number(args.first);
+const more = Number(args.more);
+const soakSeconds = Number(args.soak);
+const churn = Number(args.churn);
 const memories = Number(args.memories);
+const cacheMb = Number(args["cache-mb"]);
 const idle = Number(args.idle);
-const warmup = Number(args.warmup);
-const sampleSize = Math.min(Number(args.sample), wallets);
 const concurrency = Number(args.concurrency);
-if (!(wallets >= 1 && memories >= 1 && memories <= 100 && idle >= 0 && warmup >= 0 && concurrency >= 1)) {
-  throw new Error("--wallets ≥ 1, --memories 1–100, --idle ≥ 0, --warmup ≥ 0, --concurrency ≥ 1");
+const wallets = first + more + churn;
+if (![first, more, soakSeconds, churn, idle].every((n) => Number.isInteger(n) && n >= 0) || wallets < 1 || !(memories >= 1 && memories <= 100) || !(cacheMb >= 1) || !(concurrency >= 1)) {
+  throw new Error("--first, --more, --soak, --churn, --idle ≥ 0 (whole numbers, some wallets), --memories 1–100, --cache-mb ≥ 1, --concurrency ≥ 1");
 }
+if (soakSeconds > 0 && first + more === 0) throw new Error("--soak needs wallets to soak: --first or --more > 0");
 if (args.auth !== "session" && args.auth !== "signature") throw new Error(`--auth is session or signature; got ${args.auth}`);
 
 const root = resolve(import.meta.dir, "../..");
@@ -84,10 +113,11 @@ const env: Record<string, string> = {
   HOST: "127.0.0.1",
   JWT_SECRET: secret,
   EMBEDDING_MODEL: BENCH_MODEL,
+  CACHE_MAX_MB: String(cacheMb),
+  // the soak and the check call paid endpoints more than the free calls allow
+  FREE_TIER_CALLS: "100000000",
   LOG_LEVEL: "warn",
 };
-if (args["cache-mb"]) env.CACHE_MAX_MB = args["cache-mb"];
-else delete env.CACHE_MAX_MB;
 const { process: server, probe } = spawnProbed(join(root, "scripts/start.ts"), { env });
 const stop = () => {
   if (server.exitCode === null) server.kill("SIGTERM");
@@ -105,27 +135,31 @@ for (let i = 0; ; i++) {
   if (i > 600) throw new Error("the service did not answer /health within 60 s");
   await Bun.sleep(100);
 }
-log(`service up (pid ${server.pid}, model ${BENCH_MODEL}${args["cache-mb"] ? `, CACHE_MAX_MB=${args["cache-mb"]}` : ""}), data in ${dataDir}`);
+log(`service up (pid ${server.pid}, model ${BENCH_MODEL}, CACHE_MAX_MB=${cacheMb}), data in ${dataDir}`);
 
 const rssAnon = () => anonymousRss(server.pid) ?? 0;
-/** The highest RssAnon seen, sampled every second while wallets are written and checked. */
-let peakAnon = 0;
-const sampler = setInterval(() => {
-  peakAnon = Math.max(peakAnon, rssAnon());
-}, 1000);
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+const kib = (bytes: number) => (bytes / 1024).toFixed(1);
 
-/** Wallet n's address and credential header: deterministic, so a wallet is asked again without keeping keys. */
+/** Wallet n's credential header, minted once: deterministic, so a wallet is asked again without keeping keys. */
+const credentials = new Map<number, [string, string]>();
 async function credential(n: number): Promise<[string, string]> {
+  const known = credentials.get(n);
+  if (known) return known;
   const key = keccak256(toHex(`engram-many-wallets-${n}`));
+  let auth: [string, string];
   if (args.auth === "signature") {
     const account = privateKeyToAccount(key);
     const ts = Math.floor(Date.now() / 1000);
-    return ["x-wallet-auth", `${account.address}:${ts}:${await account.signMessage({ message: `service-auth:${ts}` })}`];
+    auth = ["x-wallet-auth", `${account.address}:${ts}:${await account.signMessage({ message: `service-auth:${ts}` })}`];
+  } else {
+    // any address works with a token the service signed; a hash keeps them distinct and realistic
+    const { token } = await sessions.issue(`0x${key.slice(26)}`, Date.now());
+    auth = ["authorization", `Bearer ${token}`];
   }
-  // any address works with a token the service signed; a hash keeps them distinct and realistic
-  const address = `0x${key.slice(26)}`;
-  const { token } = await sessions.issue(address, Date.now());
-  return ["authorization", `Bearer ${token}`];
+  // the soak's and the check's wallets are asked again; a signature expires, a token lasts the run
+  if (n < first + more || checked.has(n)) credentials.set(n, auth);
+  return auth;
 }
 
 async function call(method: string, path: string, auth: [string, string], body?: unknown): Promise<Record<string, unknown>> {
@@ -146,20 +180,40 @@ async function call(method: string, path: string, auth: [string, string], body?:
   }
 }
 
-/** Wallet n's memories: the same every time they are asked for (seeded by n). */
-function walletMemories(n: number) {
+type StoreItem = { content: string; namespace: string; memory_type: string; importance: number; metadata: { tags: string[] } };
+const storeItem = (rng: Rng): StoreItem => {
+  const s = syntheticMemory(rng);
+  return { content: s.content, namespace: s.namespace, memory_type: s.memory_type, importance: s.importance, metadata: { tags: s.tags } };
+};
+
+/** Wallet n's first memories: the same every time they are asked for (seeded by n). */
+function walletMemories(n: number): StoreItem[] {
   const rng = prng(n + 1);
-  return Array.from({ length: memories }, () => {
-    const s = syntheticMemory(rng);
-    return { content: s.content, namespace: s.namespace, memory_type: s.memory_type, importance: s.importance, metadata: { tags: s.tags } };
-  });
+  return Array.from({ length: memories }, () => storeItem(rng));
 }
 
-/** The ids each checked wallet's batch store answered (distinct: a duplicate carries the id it merged into). */
-const expected = new Map<number, string[]>();
+/** Wallets the check reads: the first and last of each phase's and --sample at random (chosen before any is written). */
+const checked = new Set<number>();
+{
+  const rng = prng(99);
+  const ranges = [
+    [0, first],
+    [first, first + more],
+    [first + more, wallets],
+  ].filter(([from, to]) => to! > from!);
+  for (const [from, to] of ranges) checked.add(from!).add(to! - 1);
+  const sample = Math.min(Number(args.sample), wallets);
+  while (checked.size < Math.min(wallets, sample + 2 * ranges.length)) checked.add(Math.floor(rng() * wallets));
+}
+
+/**
+ * The ids each wallet holds (distinct: a duplicate carries the id it merged into), kept for the
+ * wallets the soak writes to and those the check reads; `soaked`: those the soak added (the ones it may delete).
+ */
+const held = new Map<number, { ids: Set<string>; first: string[]; soaked: string[] }>();
 let stored = 0;
 
-async function writeWallet(n: number, keep: boolean): Promise<void> {
+async function writeWallet(n: number): Promise<void> {
   const auth = await credential(n);
   const batch = walletMemories(n);
   const answer = await call("POST", "/v1/store/batch", auth, { memories: batch });
@@ -167,21 +221,36 @@ async function writeWallet(n: number, keep: boolean): Promise<void> {
   if (ids.length !== batch.length) throw new Error(`wallet ${n}: ${ids.length} ids for ${batch.length} memories`);
   await call("POST", "/v1/recall", auth, { query: syntheticQuery(prng(-n - 1)), limit: 10 });
   stored += new Set(ids).size;
-  if (keep) expected.set(n, [...new Set(ids)]);
+  if (n < first + more || checked.has(n)) held.set(n, { ids: new Set(ids), first: [...new Set(ids)], soaked: [] });
 }
 
-async function run(from: number, count: number, label: string, keep: (n: number) => boolean): Promise<number> {
+/** 1 s samples of RssAnon while a phase runs (the churn's are the figure). */
+let samples: number[] = [];
+const sampler = setInterval(() => samples.push(rssAnon()), 1000);
+
+/** The service's CPU by thread name over each phase (ms), and what each phase did: the cost side of the memory figures. */
+const phaseCpu: { label: string; units: number; unit: string; seconds: number; cpu: Map<string, number> }[] = [];
+async function timed<T>(label: string, unit: string, work: () => Promise<T>, units: (result: T) => number): Promise<T> {
+  const before = threadCpu(server.pid!);
+  const t0 = performance.now();
+  const result = await work();
+  phaseCpu.push({ label, unit, units: units(result), seconds: (performance.now() - t0) / 1000, cpu: cpuByName(before, threadCpu(server.pid!)) });
+  return result;
+}
+
+async function run(from: number, count: number, label: string): Promise<number> {
   const t0 = performance.now();
   let next = from;
   let done = 0;
+  const step = Math.max(100, Math.min(2500, Math.round(count / 10 / 100) * 100));
   const worker = async () => {
     while (next < from + count) {
-      const n = next++;
-      await writeWallet(n, keep(n));
+      await writeWallet(next++);
       done++;
-      if (done % 500 === 0 || done === count) {
+      if (done % step === 0 || done === count) {
         const rate = done / ((performance.now() - t0) / 1000);
-        log(`${label} ${done}/${count} wallets, ${rate.toFixed(1)}/s, RssAnon ${mib(rssAnon())} MiB, ETA ${((count - done) / rate / 60).toFixed(1)} min`);
+        const cache = await scrapeCache(base);
+        log(`${label} ${done}/${count} wallets, ${rate.toFixed(1)}/s, RssAnon ${mib(rssAnon())} MiB, cache ${mib(cacheBytes(cache))} / ${mib(cache.cap)} MiB (${cache.wallets} wallets), ETA ${((count - done) / rate / 60).toFixed(1)} min`);
       }
     }
   };
@@ -189,48 +258,143 @@ async function run(from: number, count: number, label: string, keep: (n: number)
   return (performance.now() - t0) / 1000;
 }
 
-const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
-const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+/** The soak: requests for the wallets 0 … first + more at random, until `seconds` have passed. */
+async function soak(seconds: number): Promise<{ requests: number; stored: number; deleted: number; byKind: Map<string, number> }> {
+  const rng = prng(7);
+  const byKind = new Map<string, number>();
+  let requests = 0;
+  let soakStored = 0;
+  let deleted = 0;
+  const end = performance.now() + seconds * 1000;
+  const pickWallet = () => Math.floor(rng() * (first + more));
+  const kinds: [number, string][] = [
+    [25, "store batch"],
+    [15, "store"],
+    [25, "recall"],
+    [10, "search"],
+    [10, "list"],
+    [5, "get"],
+    [5, "patch"],
+    [5, "delete"],
+  ];
+  const kindOf = () => {
+    let r = rng() * 100;
+    for (const [weight, kind] of kinds) if ((r -= weight) < 0) return kind;
+    return "recall";
+  };
+  const added = (wallet: { ids: Set<string>; soaked: string[] }, ids: string[]) => {
+    for (const id of ids) {
+      if (wallet.ids.has(id)) continue;
+      wallet.ids.add(id);
+      wallet.soaked.push(id);
+      soakStored++;
+    }
+  };
+  let lastLog = performance.now();
+  const client = async () => {
+    while (performance.now() < end) {
+      const n = pickWallet();
+      const wallet = held.get(n)!;
+      const auth = await credential(n);
+      let kind = kindOf();
+      // gets and patches read the wallet's first memories, which no client deletes
+      const anyId = () => wallet.first[Math.floor(rng() * wallet.first.length)]!;
+      if (kind === "delete" && wallet.soaked.length === 0) kind = "store";
+      if (kind === "store batch") {
+        const answer = await call("POST", "/v1/store/batch", auth, { memories: Array.from({ length: 5 }, () => storeItem(rng)) });
+        added(wallet, answer.ids as string[]);
+      } else if (kind === "store") {
+        const answer = await call("POST", "/v1/store", auth, storeItem(rng));
+        added(wallet, [answer.id as string]);
+      } else if (kind === "recall") await call("POST", "/v1/recall", auth, { query: syntheticQuery(rng), limit: 10 });
+      else if (kind === "search") await call("POST", "/v1/search", auth, { query: syntheticQuery(rng), limit: 10 });
+      else if (kind === "list") await call("GET", `/v1/memories?limit=20&offset=${Math.floor(rng() * 10)}`, auth);
+      else if (kind === "get") await call("GET", `/v1/memories/${anyId()}`, auth);
+      else if (kind === "patch") await call("PATCH", `/v1/memories/${anyId()}`, auth, { importance: Math.round(rng() * 100) / 100 });
+      else {
+        const id = wallet.soaked.splice(Math.floor(rng() * wallet.soaked.length), 1)[0]!;
+        await call("DELETE", `/v1/memories/${id}`, auth);
+        wallet.ids.delete(id);
+        deleted++;
+      }
+      requests++;
+      byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+      if (performance.now() - lastLog >= 30_000) {
+        lastLog = performance.now();
+        const cache = await scrapeCache(base);
+        log(`soak ${((seconds * 1000 - (end - lastLog)) / 1000).toFixed(0)}/${seconds} s, ${requests} requests, ${soakStored} memories stored, ${deleted} deleted, RssAnon ${mib(rssAnon())} MiB, cache ${mib(cacheBytes(cache))} MiB (${cache.rows} rows)`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
+  return { requests, stored: soakStored, deleted, byKind };
+}
+
+type CacheScrape = Awaited<ReturnType<typeof scrapeCache>>;
+const cacheBytes = (c: CacheScrape) => Object.values(c.bytes).reduce((a, b) => a + b, 0);
+type Reading = { label: string; anon: number; probe: ProbeAnswer; collected: ProbeAnswer; cache: CacheScrape };
 
 /** After --idle s: RssAnon as a user sees it, the probe's reading, then (a diagnosis) the probe's after a forced GC. */
-async function settle(label: string): Promise<{ anon: number; probe: ProbeAnswer; collected: ProbeAnswer; cache: CacheScrape }> {
+async function settle(label: string): Promise<Reading> {
   if (idle > 0) log(`${label}: idle ${idle} s`);
   await Bun.sleep(idle * 1000);
   const anon = rssAnon();
-  return { anon, probe: await probe(), cache: await scrapeCache(base), collected: await probe(true) };
+  const reading = { label, anon, probe: await probe(), cache: await scrapeCache(base), collected: await probe(true) };
+  log(`${label}: RssAnon ${mib(anon)} MiB, cache ${mib(cacheBytes(reading.cache))} MiB (${reading.cache.wallets} wallets)`);
+  return reading;
 }
 
-/** The cache's own accounting, from /metrics; `cap`: what it may hold now (lower than the budget while the process's memory is over its bound). */
-type CacheScrape = Awaited<ReturnType<typeof scrapeCache>>;
-
 // ---- the run ----
-const start = await settle("started");
-// warm-up wallets are numbered past the measured ones
-if (warmup > 0) await run(wallets, warmup, "warm-up", () => false);
-const before = warmup > 0 ? await settle("after warm-up") : start;
-stored = 0;
-const rng = prng(99);
-const checked = new Set<number>([0, wallets - 1]);
-while (checked.size < Math.min(wallets, sampleSize + 2)) checked.add(Math.floor(rng() * wallets));
-const writeSeconds = await run(0, wallets, "wallets", (n) => checked.has(n));
-const after = await settle("after the wallets");
-const afterGc = after.collected;
+const readings: Reading[] = [];
+const start = await settle("service started");
+readings.push(start);
+let afterFirst: Reading | null = null;
+let afterMore: Reading | null = null;
+if (first > 0) {
+  await timed("first", "wallet", () => run(0, first, "first"), () => first);
+  readings.push((afterFirst = await settle(`after the first ${first.toLocaleString("en")} wallets`)));
+}
+if (more > 0) {
+  await timed("more", "wallet", () => run(first, more, "more"), () => more);
+  readings.push((afterMore = await settle(`after ${more.toLocaleString("en")} more`)));
+}
+const beforeSoak = readings.at(-1)!;
+let soaked: Awaited<ReturnType<typeof soak>> | null = null;
+let afterSoak: Reading | null = null;
+if (soakSeconds > 0) {
+  log(`soak: ${soakSeconds} s of mixed requests over ${(first + more).toLocaleString("en")} wallets`);
+  soaked = await timed("soak", "request", () => soak(soakSeconds), (r) => r.requests);
+  readings.push((afterSoak = await settle(`after the soak (${soakSeconds} s)`)));
+}
+let churnSamples: number[] = [];
+let afterChurn: Reading | null = null;
+if (churn > 0) {
+  samples = [];
+  await timed("churn", "wallet", () => run(first + more, churn, "churn"), () => churn);
+  churnSamples = samples;
+  readings.push((afterChurn = await settle(`after churning ${churn.toLocaleString("en")} wallets`)));
+}
 
 // ---- the check ----
-log(`checking ${checked.size} wallets (first, last and ${checked.size - 2} at random)`);
+log(`checking ${checked.size} wallets`);
+samples = [];
 const failures: string[] = [];
 let checks = 0;
 for (const n of checked) {
-  const ids = expected.get(n)!;
+  const own = held.get(n)!.ids;
   const auth = await credential(n);
-  const list = await call("GET", "/v1/memories?limit=100", auth);
-  const listed = (list.memories as { id: string }[]).map((m) => m.id);
-  const own = new Set(ids);
-  if (list.total !== ids.length || listed.length !== ids.length || !listed.every((id) => own.has(id))) {
-    failures.push(`wallet ${n}: list has ${listed.length} (total ${list.total}), expected ${ids.length}`);
+  const listed: string[] = [];
+  let total = 0;
+  for (let offset = 0; ; offset += 100) {
+    const page = await call("GET", `/v1/memories?limit=100&offset=${offset}`, auth);
+    total = page.total as number;
+    listed.push(...(page.memories as { id: string }[]).map((m) => m.id));
+    if ((page.memories as unknown[]).length < 100) break;
   }
-  const batch = walletMemories(n);
-  const probeText = batch[0]!.content;
+  if (total !== own.size || listed.length !== own.size || !listed.every((id) => own.has(id))) {
+    failures.push(`wallet ${n}: list has ${listed.length} (total ${total}), expected ${own.size}`);
+  }
+  const probeText = walletMemories(n)[0]!.content;
   const recall = await call("POST", "/v1/recall", auth, { query: probeText, limit: 10 });
   const found = recall.memories as { id: string; content: string }[];
   if (!found.some((m) => m.content === probeText)) failures.push(`wallet ${n}: recall of its own memory did not return it`);
@@ -239,90 +403,116 @@ for (const n of checked) {
   checks++;
   if (checks % 200 === 0) log(`checked ${checks}/${checked.size}, RssAnon ${mib(rssAnon())} MiB`);
 }
-const checkedAnon = rssAnon();
+const checkPeak = Math.max(0, ...samples);
+readings.push(await settle("after the check"));
 clearInterval(sampler);
-const afterCheck = await settle("after the check");
 stop();
 await server.exited;
 rmSync(dataDir, { recursive: true, force: true });
 
-// ---- the table ----
-const budget = args["cache-mb"] ? Number(args["cache-mb"]) * 2 ** 20 : 1024 * 2 ** 20;
-const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
-const cacheBytes = (c: CacheScrape) => sum(c.bytes);
-const perWallet = (a: number, b: number) => `${kib((a - b) / wallets)} KiB`;
-console.log(`\n${wallets.toLocaleString("en")} wallets × ${memories} memories (${stored.toLocaleString("en")} stored), model ${BENCH_MODEL}, CACHE_MAX_MB ${budget / 2 ** 20}${args["cache-mb"] ? "" : " (default)"}, auth ${args.auth}, ${concurrency} clients, idle ${idle} s before each reading; written in ${(writeSeconds / 60).toFixed(1)} min, whole run ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
+// ---- the tables ----
+const budget = cacheMb * 2 ** 20;
+console.log(
+  `\n${wallets.toLocaleString("en")} wallets × ${memories} memories (${stored.toLocaleString("en")} stored by their batches): first ${first.toLocaleString("en")}, more ${more.toLocaleString("en")}, soak ${soakSeconds} s, churn ${churn.toLocaleString("en")}; model ${BENCH_MODEL}, CACHE_MAX_MB ${cacheMb}, auth ${args.auth}, ${concurrency} clients, idle ${idle} s before each reading; whole run ${((performance.now() - started) / 60_000).toFixed(1)} min\n`,
+);
+const verdict = (ok: boolean) => (ok ? "met" : "**not met**");
+const figures: string[][] = [];
+if (afterFirst) {
+  const grown = afterFirst.anon - start.anon;
+  figures.push([`the first ${first.toLocaleString("en")} wallets: RssAnon growth in all`, `${mib(grown)} MiB (${kib(grown / first)} KiB a wallet)`, "≤ 52 MiB for 1,000", first === 1000 ? verdict(grown <= 52 * 2 ** 20) : "—"]);
+}
+if (afterFirst && afterMore) {
+  const slope = (afterMore.anon - afterFirst.anon) / more;
+  figures.push([`each of ${more.toLocaleString("en")} more wallets (the slope between the two readings)`, `${kib(slope)} KiB (the cache's accounting: ${kib((cacheBytes(afterMore.cache) - cacheBytes(afterFirst.cache)) / more)} KiB)`, "≤ 20 KiB", verdict(slope <= 20 * 1024)]);
+}
+if (soaked && afterSoak) {
+  const grown = afterSoak.anon - beforeSoak.anon;
+  const perStored = grown / soaked.stored;
+  const rows = afterSoak.cache.rows - beforeSoak.cache.rows;
+  figures.push([
+    `the soak: RssAnon growth per memory stored (${soaked.stored.toLocaleString("en")} stored, ${soaked.deleted.toLocaleString("en")} deleted, ${soaked.requests.toLocaleString("en")} requests)`,
+    `${perStored.toFixed(0)} B (${mib(grown)} MiB; per memory the cache gained: ${(grown / rows).toFixed(0)} B, its accounting ${((cacheBytes(afterSoak.cache) - cacheBytes(beforeSoak.cache)) / rows).toFixed(0)} B)`,
+    "≤ 2 KB",
+    verdict(perStored <= 2000),
+  ]);
+}
+if (afterChurn) {
+  const bound = start.anon + budget;
+  const high = Math.max(...churnSamples);
+  const late = churnSamples.slice(Math.floor(churnSamples.length / 2));
+  const mean = late.reduce((a, b) => a + b, 0) / Math.max(1, late.length);
+  const over = (anon: number) => `${mib(anon)} MiB (started + ${((anon - start.anon) / budget).toFixed(2)} × CACHE_MAX_MB)`;
+  figures.push([
+    `churn of ${churn.toLocaleString("en")} wallets: RssAnon against the started service + CACHE_MAX_MB = ${mib(bound)} MiB (that + 25%: ${mib(bound * 1.25)}; started + 1.25 × CACHE_MAX_MB: ${mib(start.anon + 1.25 * budget)})`,
+    `peak ${over(high)}; second half's mean ${over(mean)}; after ${idle} s idle ${over(afterChurn.anon)}; checking afterwards, peak ${over(checkPeak)}`,
+    "peak ≤ (started + CACHE_MAX_MB) × 1.25",
+    `${verdict(high <= bound * 1.25)} (≤ started + 1.25 × CACHE_MAX_MB: ${verdict(high <= start.anon + 1.25 * budget)})`,
+  ]);
+}
+figures.push(["wallets checked (list + recall of their own memory)", `${checks}, ${failures.length ? `**${failures.length} failures**` : "all correct"}`, "all correct", verdict(failures.length === 0)]);
+printTable(["figure", "measured", "target", ""], figures);
+
+console.log("\nwhat the memory is made of at each reading (MiB; memory-probe.ts)\n");
 printTable(
-  ["reading (MiB)", "RssAnon", "cache accounted (/metrics)", "cache cap", "wallets cached", "main JS heap live / held", "of which typed arrays' storage", "mimalloc in use (Bun, JS heaps, SQLite)", "mimalloc in use beyond the main JS heap", "glibc malloc in use / held (onnxruntime)", "LazyFree"],
-  [
-    ["service started", start],
-    [`after ${warmup} warm-up wallets`, before],
-    [`after ${wallets.toLocaleString("en")} wallets`, after],
-    [`after the check`, afterCheck],
-  ].map(([label, r]) => {
-    const { anon, probe: p, cache } = r as Awaited<ReturnType<typeof settle>>;
-    return [
-      label as string,
-      mib(anon),
-      mib(cacheBytes(cache)),
-      mib(cache.cap),
-      String(cache.wallets),
-      `${mib(p.jsc.heapSize)} / ${mib(p.jsc.heapCapacity)}`,
-      mib(p.jsc.extraMemorySize),
-      mib(p.mimalloc.inUse),
-      mib(p.mimalloc.inUse - p.jsc.heapCapacity),
-      p.glibc ? `${mib(p.glibc.inUse)} / ${mib(p.glibc.system + p.glibc.mmap)}` : "—",
-      mib(p.rollup.LazyFree ?? 0),
-    ];
+  ["reading", "RssAnon", "cache accounted / cap", "wallets cached", "rows cached", "main JS heap live / held", "of which typed arrays", "mimalloc in use", "mimalloc beyond the main JS heap", "glibc malloc in use / held (onnxruntime)", "RssAnon after a forced GC"],
+  readings.map(({ label, anon, probe: p, cache, collected }) => [
+    label,
+    mib(anon),
+    `${mib(cacheBytes(cache))} / ${mib(cache.cap)}`,
+    String(cache.wallets),
+    String(cache.rows),
+    `${mib(p.jsc.heapSize)} / ${mib(p.jsc.heapCapacity)}`,
+    mib(p.jsc.extraMemorySize),
+    mib(p.mimalloc.inUse),
+    mib(p.mimalloc.inUse - p.jsc.heapCapacity),
+    p.glibc ? `${mib(p.glibc.inUse)} / ${mib(p.glibc.system + p.glibc.mmap)}` : "—",
+    mib(collected.status.RssAnon ?? 0),
+  ]),
+);
+
+console.log("\nthe service's CPU per wallet written or request served, by thread (ms; /proc/<pid>/task; threads that used 1% of the total or more)\n");
+const cpuTotal = (cpu: Map<string, number>) => [...cpu.values()].reduce((a, b) => a + b, 0);
+const threadNames = [...new Set(phaseCpu.flatMap(({ cpu }) => [...cpu].filter(([, ms]) => ms >= 0.01 * cpuTotal(cpu)).map(([name]) => name)))].sort();
+printTable(
+  ["phase", "per", "rate", "all threads", ...threadNames],
+  phaseCpu.map(({ label, unit, units, seconds, cpu }) => {
+    return [label, unit, `${(units / seconds).toFixed(1)}/s`, (cpuTotal(cpu) / units).toFixed(2), ...threadNames.map((name) => ((cpu.get(name) ?? 0) / units).toFixed(2))];
   }),
 );
-console.log("");
-printTable(
-  ["measure", "value"],
-  [
-    ["anonymous RSS growth per wallet, from the started service", perWallet(after.anon, start.anon)],
-    [`anonymous RSS growth per wallet, after the warm-up`, perWallet(after.anon, before.anon)],
-    ["JSC heap growth per wallet (live), after the warm-up", perWallet(after.probe.jsc.heapSize, before.probe.jsc.heapSize)],
-    ["the cache's accounting per cached wallet", `${kib((cacheBytes(after.cache) - cacheBytes(before.cache)) / Math.max(1, after.cache.wallets - before.cache.wallets))} KiB`],
-    ["peak RssAnon (1 s samples while writing and checking)", `${mib(peakAnon)} MiB`],
-    ["RssAnon after a forced GC", `${mib(afterGc.status.RssAnon ?? 0)} MiB (JSC heap ${mib(afterGc.jsc.heapSize)} / ${mib(afterGc.jsc.heapCapacity)} MiB)`],
-    ["RssAnon right after the check, and after idle", `${mib(checkedAnon)} → ${mib(afterCheck.anon)} MiB (${afterCheck.cache.wallets} wallets cached)`],
-    ...(
-      [
-        ["the started service", start.anon],
-        ["the service after the warm-up", before.anon],
-      ] as const
-    ).map(([label, baseline]) => {
-      const limit = budget + baseline;
-      const verdict = (anon: number) => `${mib(anon)} ${anon <= limit ? "within" : "**over**"}`;
-      return [`budget + baseline (${label}): ${mib(limit)} MiB`, `after the wallets ${verdict(after.anon)}, after the check ${verdict(afterCheck.anon)} (idle ${idle} s); peak ${verdict(peakAnon)}`];
-    }),
-    ["wallets checked (list + recall of their own memory)", `${checks}, ${failures.length ? `**${failures.length} failures**` : "all correct"}`],
-  ],
-);
-console.log("\nthe cache's accounting by part after the wallets (/metrics engram_cache_bytes), and the JS objects that grew most per wallet\n");
-const types = Object.entries(afterGc.jsc.types)
-  .map(([t, n]): [string, number] => [t, n - (before.collected.jsc.types[t] ?? 0)])
-  .sort((a, b) => b[1] - a[1])
-  .slice(0, 8);
-printTable(
-  ["cache part", "MiB", "", "JS object type", "per wallet"],
-  Array.from({ length: Math.max(Object.keys(after.cache.bytes).length, types.length) }, (_, i) => {
-    const part = Object.entries(after.cache.bytes)[i];
-    const type = types[i];
-    return [part?.[0] ?? "", part ? mib(part[1]) : "", "", type?.[0] ?? "", type ? (type[1] / wallets).toFixed(2) : ""];
-  }),
-);
-console.log("\nmimalloc in use by block size: the sizes that grew most from the warm-up to after the wallets\n");
-const bins = (p: ProbeAnswer) => p.mimalloc.bins;
-const grown = Object.keys({ ...bins(after.probe), ...bins(before.probe) })
-  .map((size): [string, number] => [size, (bins(after.probe)[Number(size)] ?? 0) - (bins(before.probe)[Number(size)] ?? 0)])
-  .sort((a, b) => b[1] - a[1])
-  .slice(0, 8);
-printTable(
-  ["block size (bytes)", "growth (MiB)", "after the wallets (MiB)", "then after a forced GC (MiB)"],
-  grown.map(([size, growth]) => [size, mib(growth), mib(bins(after.probe)[Number(size)] ?? 0), mib(bins(after.collected)[Number(size)] ?? 0)]),
-);
+
+/** Between two readings: the cache by part, the JS object types (after forced GCs) and mimalloc's block sizes that grew most. */
+function growth(from: Reading, to: Reading, per: number, unit: string): void {
+  console.log(`\nfrom "${from.label}" to "${to.label}", per ${unit}: the cache's accounting by part (bytes), the JS objects and mimalloc's block sizes that grew most\n`);
+  const parts = Object.keys(to.cache.bytes).map((part): [string, number] => [part, ((to.cache.bytes[part] ?? 0) - (from.cache.bytes[part] ?? 0)) / per]);
+  const types = Object.keys({ ...to.collected.jsc.types, ...from.collected.jsc.types })
+    .map((t): [string, number] => [t, ((to.collected.jsc.types[t] ?? 0) - (from.collected.jsc.types[t] ?? 0)) / per])
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10);
+  const bins = (p: ProbeAnswer) => p.mimalloc.bins;
+  const grown = Object.keys({ ...bins(to.probe), ...bins(from.probe) })
+    .map((size): [string, number] => [size, ((bins(to.probe)[Number(size)] ?? 0) - (bins(from.probe)[Number(size)] ?? 0)) / per])
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10);
+  printTable(
+    ["cache part", "bytes", "", "JS object type", "count", "", "mimalloc block size", "bytes"],
+    Array.from({ length: Math.max(parts.length, types.length, grown.length) }, (_, i) => [
+      parts[i]?.[0] ?? "",
+      parts[i] ? parts[i]![1].toFixed(0) : "",
+      "",
+      types[i]?.[0] ?? "",
+      types[i] ? types[i]![1].toFixed(2) : "",
+      "",
+      grown[i]?.[0] ?? "",
+      grown[i] ? grown[i]![1].toFixed(0) : "",
+    ]),
+  );
+}
+if (afterFirst) growth(start, afterFirst, first, "wallet");
+if (afterFirst && afterMore) growth(afterFirst, afterMore, more, "wallet");
+if (soaked && afterSoak) {
+  growth(beforeSoak, afterSoak, soaked.stored, "memory stored");
+  console.log(`\nthe soak's requests by kind: ${[...soaked.byKind].map(([k, n]) => `${k} ${n}`).join(", ")}`);
+}
 if (failures.length) {
   console.log(`\n${failures.length} wallets answered wrongly; the first ones:\n${failures.slice(0, 10).join("\n")}`);
   process.exit(1);

@@ -14,6 +14,11 @@ declare var self: Worker;
 let engine: Engine | undefined;
 /** Messages are handled one after another, even though each handler awaits. */
 let chain: Promise<void> = Promise.resolve();
+/** The worker's heap is collected once no request has come for this long (collectWhenIdle). */
+const COLLECT_AFTER_IDLE_MS = 1_000;
+let idleTimer: ReturnType<typeof setTimeout> | null = null;
+/** Messages received and not yet handled. */
+let pending = 0;
 
 function reply(message: FromWorker, transfer: Bun.Transferable[] = []): void {
   self.postMessage(message, transfer);
@@ -62,6 +67,24 @@ async function handle(msg: ToWorker): Promise<void> {
   }
 }
 
+/**
+ * After a quiet second, a full collection. The runs' tensors are typed arrays of this thread's heap,
+ * garbage once a batch is answered, but a thread that allocates few objects seldom collects them:
+ * after 100–400 batches of 21–64 texts the worker's heap held 29–31 MiB, 12–15 MiB of it live, and
+ * an idle worker kept the rest. The collection takes ~15 ms of this thread.
+ */
+function collectWhenIdle(): void {
+  if (--pending > 0) return;
+  idleTimer = setTimeout(() => {
+    idleTimer = null;
+    Bun.gc(true);
+  }, COLLECT_AFTER_IDLE_MS);
+  idleTimer.unref();
+}
+
 self.onmessage = (event: MessageEvent<ToWorker>) => {
-  chain = chain.then(() => handle(event.data));
+  pending++;
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
+  chain = chain.then(() => handle(event.data)).then(collectWhenIdle);
 };

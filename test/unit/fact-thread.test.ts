@@ -32,18 +32,27 @@ describe("the fact thread", () => {
     for (let i = 0; i < 5; i++) expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS));
   });
 
-  test("an idle thread that has read a twentieth of its allowance is renewed; one that has read less, or a fresh one, stays", async () => {
-    thread = new FactThread({ idleRenewMs: 30, textsPerWorker: 100 });
+  test("an idle thread ends its worker; the next request starts a fresh one and reads the same", async () => {
+    thread = new FactThread({ idleEndMs: 50 });
     expect(await thread.factSignatures(TEXTS.slice(0, 4))).toEqual(expected(TEXTS.slice(0, 4)));
-    await Bun.sleep(300); // 4 texts read, fewer than 100 / 20: kept
+    const worker = (thread as unknown as { current: { worker: Worker } | null }).current!.worker;
+    let ended = false;
+    worker.addEventListener("close", () => (ended = true));
+    for (let waited = 0; !ended && waited < 100; waited++) await Bun.sleep(20);
+    expect(ended).toBe(true);
+    expect((thread as unknown as { current: unknown }).current).toBeNull();
     expect(thread.started).toBe(1);
-    expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS)); // 11 in all
-    for (let waited = 0; thread.handovers < 1 && waited < 100; waited++) await Bun.sleep(20);
-    expect(thread.started).toBe(2);
-    expect(thread.handovers).toBe(1);
-    await Bun.sleep(300); // the fresh worker has read nothing since: not renewed again
-    expect(thread.started).toBe(2);
     expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS));
+    expect(thread.started).toBe(2);
+  });
+
+  test("a thread asked again before idleEndMs keeps its worker", async () => {
+    thread = new FactThread({ idleEndMs: 400 });
+    for (let i = 0; i < 4; i++) {
+      expect(await thread.factSignatures(TEXTS)).toEqual(expected(TEXTS));
+      await Bun.sleep(100);
+    }
+    expect(thread.started).toBe(1);
   });
 
   test("a text the worker cannot read fails its own request only", async () => {

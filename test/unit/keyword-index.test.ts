@@ -26,7 +26,7 @@ import { newMemory, type Memory, type MemoryType } from "../../src/domain/memory
 import { indexTerms, stem, words } from "../../src/domain/text";
 import type { MemoryFilter, TextHit } from "../../src/domain/store-port";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
-import { keywordIndexCounters } from "../../src/store/sqlite/keyword-index";
+import { keywordIndexCounters, WalletKeywords } from "../../src/store/sqlite/keyword-index";
 import { VectorIndex, vectorIndexCounters } from "../../src/store/sqlite/vector-index";
 
 const D = 4;
@@ -433,5 +433,23 @@ test("on a one-wallet store the in-memory scores equal FTS5's bm25()", async () 
   } finally {
     await solo.close();
     rmSync(soloDir, { recursive: true, force: true });
+  }
+});
+
+test("a wallet with more terms than a 16-bit term table holds finds each of them, and only them", () => {
+  // 70,000 distinct terms in 7,000 rows of 10: the term table turns 32-bit past 32,768 terms
+  const rows = 7_000;
+  const keywords = new WalletKeywords(4);
+  for (let slot = 0; slot < rows; slot++) {
+    keywords.reserve(slot + 1);
+    keywords.put(slot, Array.from({ length: 10 }, (_, i) => `w${slot * 10 + i}`).join(" "), false, slot + 1);
+  }
+  for (let term = 0; term < rows * 10; term++) expect(keywords.frequency(`w${term}`)).toBe(1);
+  expect(keywords.frequency("w70000")).toBe(0);
+  const rowids = Float64Array.from({ length: rows }, (_, slot) => slot + 1);
+  for (const slot of [0, 3_276, 3_277, 6_553, 6_554, rows - 1]) {
+    const { hits, matched } = keywords.search([`w${slot * 10 + 7}`], rows, rowids, true, 5);
+    expect(matched).toBe(1);
+    expect(hits.map((h) => h.rowid)).toEqual([slot + 1]);
   }
 });

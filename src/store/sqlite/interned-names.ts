@@ -6,11 +6,25 @@
  */
 const MAP_FROM = 64;
 
+/**
+ * One instance of each name for every wallet: the same namespaces, memory types, agents and tags
+ * recur across wallets, and each wallet kept its own copy, read from its rows (~50–70 bytes a
+ * string, ~25 per 20-memory wallet). Bounded: past SHARED_MAX names it starts over (a name seen
+ * again is then shared anew; the wallets keep what they hold).
+ */
+const SHARED_MAX = 16_384;
+let shared = new Map<string, string>();
+function sharedName(name: string): string {
+  const known = shared.get(name);
+  if (known !== undefined) return known;
+  if (shared.size >= SHARED_MAX) shared = new Map();
+  shared.set(name, name);
+  return name;
+}
+
 export class InternedNames {
   private readonly names: string[] = [];
   private index: Map<string, number> | null = null;
-  /** the names' characters, for bytes() */
-  private chars = 0;
 
   get size(): number {
     return this.names.length;
@@ -28,8 +42,7 @@ export class InternedNames {
     const known = this.idOf(name);
     if (known !== undefined) return known;
     const id = this.names.length;
-    this.names.push(name);
-    this.chars += name.length;
+    this.names.push(sharedName(name));
     if (this.index) this.index.set(name, id);
     else if (this.names.length > MAP_FROM) this.index = new Map(this.names.map((n, i) => [n, i]));
     return id;
@@ -39,8 +52,8 @@ export class InternedNames {
     return this.names[id]!;
   }
 
-  /** Approximate bytes held: ~40 per name plus its characters, ~80 more per name once indexed. */
+  /** Approximate bytes held: ~16 per name (its place in the list: the strings are shared), ~80 more per name once indexed. */
   bytes(): number {
-    return (this.index ? 120 : 40) * this.names.length + this.chars;
+    return (this.index ? 96 : 16) * this.names.length;
   }
 }

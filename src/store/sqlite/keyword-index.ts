@@ -1,5 +1,5 @@
 import type { MemoryRef } from "../../domain/store-port";
-import { indexTerms, words } from "../../domain/text";
+import { hasDigit, indexTerms, ownCopy, words } from "../../domain/text";
 
 /** Process-wide counters, for benchmarks and diagnostics. */
 export const keywordIndexCounters = {
@@ -68,8 +68,9 @@ function scratchFor(size: number): void {
 const grownRoom = (room: number) => (room < 2 ? room + 1 : room * 2);
 /** The pool grows by this factor when full (after reclaiming moved runs, when they are many). */
 const POOL_GROWTH = 1.5;
-/** Doc id and distinct tokens per slot, side by side (the token count, read by every scoring pass, has its own array). */
-const PER_SLOT = 2;
+/** Per slot, side by side: doc id, distinct tokens, token count (LENGTH: read by every scoring pass). */
+const PER_SLOT = 3;
+const LENGTH = 2;
 /** Room a pack leaves each run for more postings, as a share of its postings (see reservePool). */
 const PACKED_ROOM = 0.25;
 
@@ -109,10 +110,14 @@ function hashOf(token: string): number {
 export class WalletKeywords {
   /** term id → token */
   private terms: string[] = [];
-  /** the tokens' characters, for bytes() */
-  private termChars = 0;
-  /** term id + 1 (0: empty) at hashOf(token), linear probing; a power of two, at most half full */
-  private table = new Int32Array(16);
+  /** the characters of the tokens this index holds its own strings for (words with a digit), for bytes() */
+  private ownChars = 0;
+  private ownTerms = 0;
+  /**
+   * term id + 1 (0: empty) at hashOf(token), linear probing; a power of two, at most half full. 16-bit
+   * entries while the ids fit (a wallet of 20 memories has ~120 terms: 512 bytes instead of 1 KB).
+   */
+  private table: Uint16Array | Int32Array = new Uint16Array(16);
   /** per term: where its run starts in `pool`, its postings, the room reserved (3 ints) */
   private spans = new Int32Array(3 * 8);
   private pool = new Int32Array(16);
@@ -121,10 +126,8 @@ export class WalletKeywords {
   private moved = 0;
   /** `term * MAX_DOC_ID + docId` → exact tf, for tf ≥ TF_MAX */
   private overflow: Map<number, number> | null = null;
-  /** per slot: doc id, distinct tokens (PER_SLOT ints) */
+  /** per slot: doc id, distinct tokens, token count (PER_SLOT ints) */
   private perSlot: Int32Array;
-  /** per slot: token count */
-  private docLength: Int32Array;
   /** per doc id: its slot, or -1 once deleted */
   private slotOfDoc: Int32Array;
   private nextDoc = 0;
@@ -134,19 +137,15 @@ export class WalletKeywords {
 
   constructor(capacity: number) {
     this.perSlot = new Int32Array(PER_SLOT * capacity);
-    this.docLength = new Int32Array(capacity);
     this.slotOfDoc = new Int32Array(Math.max(4, capacity));
   }
 
   /** Slot arrays grow with the cache's capacity. */
   reserve(capacity: number): void {
-    if (capacity <= this.docLength.length) return;
+    if (PER_SLOT * capacity <= this.perSlot.length) return;
     const perSlot = new Int32Array(PER_SLOT * capacity);
     perSlot.set(this.perSlot);
     this.perSlot = perSlot;
-    const docLength = new Int32Array(capacity);
-    docLength.set(this.docLength);
-    this.docLength = docLength;
   }
 
   /** The term's id, or -1 when no row of the wallet has it. */
@@ -162,8 +161,12 @@ export class WalletKeywords {
   /** A new term, with an empty run. */
   private addTerm(token: string): number {
     const id = this.terms.length;
-    this.terms.push(token);
-    this.termChars += token.length;
+    // a stem is shared with the stem memo; a word with a digit is a view of its row's whole text
+    if (hasDigit(token)) {
+      this.terms.push(ownCopy(token));
+      this.ownTerms++;
+      this.ownChars += token.length;
+    } else this.terms.push(token);
     if (2 * this.terms.length > this.table.length) this.rehash(this.table.length * 2);
     else this.place(id);
     if (3 * this.terms.length > this.spans.length) {
@@ -184,7 +187,8 @@ export class WalletKeywords {
   }
 
   private rehash(size: number): void {
-    this.table = new Int32Array(size);
+    // a table holds at most size / 2 terms, so ids + 1 fit 16 bits up to 2^16 entries
+    this.table = size <= 0x10000 ? new Uint16Array(size) : new Int32Array(size);
     for (let id = 0; id < this.terms.length; id++) this.place(id);
   }
 
@@ -211,7 +215,7 @@ export class WalletKeywords {
     }
     this.perSlot[PER_SLOT * slot] = doc;
     this.perSlot[PER_SLOT * slot + 1] = counts.size;
-    this.docLength[slot] = tokens.length;
+    this.perSlot[PER_SLOT * slot + LENGTH] = tokens.length;
     this.totalTokens += tokens.length;
     this.livePostings += counts.size;
     if (this.nextDoc >= MAX_DOC_ID || this.wasteful()) this.compact(size);
@@ -295,7 +299,6 @@ export class WalletKeywords {
     this.unmap(slot);
     if (slot !== last) {
       this.perSlot.copyWithin(PER_SLOT * slot, PER_SLOT * last, PER_SLOT * last + PER_SLOT);
-      this.docLength[slot] = this.docLength[last]!;
       this.slotOfDoc[this.perSlot[PER_SLOT * slot]!] = slot;
     }
     if (this.wasteful()) this.compact(last);
@@ -304,7 +307,7 @@ export class WalletKeywords {
   private unmap(slot: number): void {
     const distinct = this.perSlot[PER_SLOT * slot + 1]!;
     this.slotOfDoc[this.perSlot[PER_SLOT * slot]!] = -1;
-    this.totalTokens -= this.docLength[slot]!;
+    this.totalTokens -= this.perSlot[PER_SLOT * slot + LENGTH]!;
     this.livePostings -= distinct;
     this.deadPostings += distinct;
   }
@@ -338,7 +341,9 @@ export class WalletKeywords {
     this.moved = 0;
     this.spans = spans;
     this.terms = terms;
-    this.termChars = terms.reduce((sum, term) => sum + term.length, 0);
+    const own = terms.filter(hasDigit);
+    this.ownTerms = own.length;
+    this.ownChars = own.reduce((sum, term) => sum + term.length, 0);
     this.rehash(Math.max(16, 2 ** Math.ceil(Math.log2(2 * terms.length + 1))));
     this.overflow = overflow;
     this.slotOfDoc = new Int32Array(Math.max(4, size * 2));
@@ -350,18 +355,24 @@ export class WalletKeywords {
     this.deadPostings = 0;
   }
 
-  /** Drops the pool's spare room (a completed load: runs grew by doubling, a third empty on average). */
+  /**
+   * Drops the spare room (a completed load, or a batch that wrote most of the wallet: runs grew by
+   * doubling, a third empty on average), and the term table's.
+   */
   trim(): void {
     this.pack(0, 0, 0);
+    if (this.spans.length > 3 * this.terms.length) this.spans = this.spans.slice(0, Math.max(3 * 8, 3 * this.terms.length));
+    this.terms = this.terms.slice();
   }
 
   /**
-   * Bytes held: the typed arrays as allocated, the term list and its strings (~24 bytes plus one per
-   * Latin-1 character; often shared with the stem memo, counted anyway), ~64 per overflow entry.
+   * Bytes held: the typed arrays as allocated, the term list (8 bytes a term: its strings are the stem
+   * memo's, but for the words with a digit, ~24 bytes plus one per Latin-1 character), ~64 per
+   * overflow entry.
    */
   bytes(): number {
-    const arrays = this.table.byteLength + this.spans.byteLength + this.pool.byteLength + this.perSlot.byteLength + this.docLength.byteLength + this.slotOfDoc.byteLength;
-    return arrays + 32 * this.terms.length + this.termChars + 64 * (this.overflow?.size ?? 0);
+    const arrays = this.table.byteLength + this.spans.byteLength + this.pool.byteLength + this.perSlot.byteLength + this.slotOfDoc.byteLength;
+    return arrays + 8 * this.terms.length + 24 * this.ownTerms + this.ownChars + 64 * (this.overflow?.size ?? 0);
   }
 
   /**
@@ -382,7 +393,7 @@ export class WalletKeywords {
     const lengthFloor = K1 * (1 - B);
     const perToken = (K1 * B) / (this.totalTokens / size);
     const slotOfDoc = this.slotOfDoc;
-    const docLength = this.docLength;
+    const perSlot = this.perSlot;
     const pool = this.pool;
     for (const token of tokens) {
       const term = this.termOf(token);
@@ -411,7 +422,7 @@ export class WalletKeywords {
         if (s !== 1 || top === null) continue;
         let tf = entry & TF_MAX;
         if (tf === TF_MAX) tf = this.overflow!.get(term * MAX_DOC_ID + (entry >> TF_BITS))!;
-        acc[slot] = acc[slot]! + (weight * tf) / (tf + lengthFloor + perToken * docLength[slot]!);
+        acc[slot] = acc[slot]! + (weight * tf) / (tf + lengthFloor + perToken * perSlot[PER_SLOT * slot + LENGTH]!);
       }
     }
     for (let i = 0; i < touchedCount; i++) {

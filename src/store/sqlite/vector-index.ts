@@ -444,6 +444,8 @@ export class VectorIndex {
       }
     }
     for (const rowid of rowids) if (!seen.has(rowid)) user.delete(rowid);
+    // a batch that wrote most of the wallet leaves its keyword runs half empty, as a load does
+    if (2 * rowids.length >= user.size) user.keywords.trim();
   }
 
   /**
