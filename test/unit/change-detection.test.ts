@@ -277,6 +277,61 @@ const SAID_STATED_CHANGES: Pair[] = [
   ["I live in Berlin.", "I moved to Lisbon."],
 ];
 
+/**
+ * A new employer named by another frame than "works at" ("new job is at", "started at", "joined …
+ * as <occupation>"), and a reported decision read as the verb it decides on ("decided to move to").
+ */
+const STORED_NEW_EMPLOYER_OR_DECISION: Pair[] = [
+  ["User lives in Leipzig", "User decided to move to Graz"],
+  ["User's home is in Oslo", "User has decided to move to Trondheim"],
+  ["User works at Nokia", "User's new job is at Ericsson"],
+  ["User works for Unilever", "User's job is now at Danone"],
+  ["User works at Nokia", "User started at Ericsson last month"],
+  ["User works for Unilever", "User started working at Danone"],
+  ["User works at Deloitte", "User joined Accenture as a consultant"],
+];
+
+const SAID_NEW_EMPLOYER_OR_DECISION: Pair[] = [
+  ["I live in Leipzig.", "I decided to move to Graz."],
+  ["I work at Nokia.", "My new job is at Ericsson."],
+  ["I work for Unilever.", "I started at Danone in March."],
+];
+
+/** Close to those, each a fact that must stay: a visit, someone else, a refusal, a past job, a gym, a membership. */
+const STORED_NEAR_EMPLOYER_OR_DECISION: Pair[] = [
+  ["User works at Nokia", "User started at the gym on Mondays"],
+  ["User works at Nokia", "User started at 9am today"],
+  ["User lives in Leipzig", "User decided to visit Graz"],
+  ["User lives in Leipzig", "User decided to fly to Graz for the weekend"],
+  ["User lives in Leipzig", "User decided not to move"],
+  ["User lives in Leipzig", "User decided not to move to Graz"],
+  ["User lives in Leipzig", "User's brother decided to move to Graz"],
+  ["User lives in Leipzig", "User might decide to move to Graz"],
+  ["User works at Nokia", "User's partner started at Bosch"],
+  ["User works at Nokia", "User's sister's new job is at Ericsson"],
+  ["User works at Bosch", "User's first job was at Siemens"],
+  ["User works at Bosch", "User's old job was at Siemens"],
+  ["User works at Bosch", "User's previous job was with Siemens"],
+  ["User works at Nokia", "User hopes to start at Ericsson"],
+  ["User works at Nokia", "User joined Strava"],
+  ["User works at Nokia", "User joined FitX as a member"],
+  ["User works at Nokia", "User joined the Ericsson Slack channel"],
+  ["User works at Nokia", "User joined Greenpeace as a volunteer"],
+  ["User works at Nokia", "User started at Oxford University"],
+  // an employer is not an occupation
+  ["User is a pharmacist", "User's new job is at Ericsson"],
+  ["User is a pharmacist", "User joined Ericsson as an engineer"],
+];
+
+const SAID_NEAR_EMPLOYER_OR_DECISION: Pair[] = [
+  ["I work at Nokia.", "My partner started at Bosch."],
+  ["I work at Nokia.", "I started at the gym on Mondays."],
+  ["I live in Leipzig.", "I decided to visit Graz."],
+  ["I live in Leipzig.", "I decided not to move."],
+  ["I work at Bosch.", "My first job was at Siemens."],
+  ["I work at Nokia.", "I joined a climbing club."],
+];
+
 const extractor = new OfflineExtractor();
 const said = (text: string): ExtractedFact[] => extractor.extractSync({ messages: [{ role: "user", content: text }] });
 const REPLACING = new Set(["supersedes", "contradicts"]);
@@ -347,6 +402,24 @@ describe("a wish, plan or possibility is not a change", () => {
 
   test("said controls: a change stated as made or decided still replaces", () => {
     expect(SAID_STATED_CHANGES.filter((p) => !saidReplaces(p).replaces).map((p) => [...p, saidReplaces(p).facts])).toEqual([]);
+  });
+});
+
+describe("a new employer or a decided move", () => {
+  test("stored: replaces the old employer or home", () => {
+    expect(STORED_NEW_EMPLOYER_OR_DECISION.filter((p) => !storedReplaces(p))).toEqual([]);
+  });
+
+  test("said: replaces the old employer or home", () => {
+    expect(SAID_NEW_EMPLOYER_OR_DECISION.filter((p) => !saidReplaces(p).replaces).map((p) => [...p, saidReplaces(p).facts])).toEqual([]);
+  });
+
+  test("stored: a visit, someone else's job, a refusal, a past job or a membership replaces nothing", () => {
+    expect(STORED_NEAR_EMPLOYER_OR_DECISION.filter(storedReplaces)).toEqual([]);
+  });
+
+  test("said: a visit, someone else's job, a refusal, a past job or a membership replaces nothing", () => {
+    expect(SAID_NEAR_EMPLOYER_OR_DECISION.filter((p) => saidReplaces(p).replaces).map((p) => [...p, saidReplaces(p).facts])).toEqual([]);
   });
 });
 

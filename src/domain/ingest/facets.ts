@@ -46,7 +46,8 @@ import { type Clause, type Token, clausesOf, isChangeVerb } from "./fact-clauses
  *               4. for the user, the team or a name: "as <their> N" ("Zed as their editor"), a
  *                  category term after a value verb or copula ("uses Vim" → "editor", "went vegan" →
  *                  "diet"), a verb frame ("lives in" → "location", "works at" or "is at" an
- *                  organisation → "employer", "reports to" → "manager", "promoted to" →
+ *                  organisation, "started at" one, "joined" one "as" an occupation → "employer" (so is a
+ *                  possessed "job" that "is at" one), "reports to" → "manager", "promoted to" →
  *                  "occupation", as a title is), a change verb's object ("changed their phone number
  *                  to …"), an occupation after a copula ("is now a pharmacist"), or the shape of a
  *                  contact value (an e-mail address, a phone number).
@@ -95,6 +96,8 @@ export interface Facets {
   nouns: Set<string>;
   /** the value names something: a proper name, a number or a contact value */
   named: boolean;
+  /** those names and numbers ("spotify" of "joined Spotify last week") */
+  valueNames: Set<string>;
   /** the common nouns of the value ("ticket" of "uses Jira for tickets") */
   valueNouns: Set<string>;
 }
@@ -375,15 +378,44 @@ function entityFrame(c: Clause): string | null {
     const place = c.rest.filter((t) => t.pos !== "ADV").slice(1);
     return place.length > 0 && place.every((t) => t.pos === "PROPN" && !t.shape) ? "employer" : null;
   }
+  // "started at Spotify (last month)" is a new employer; "started at the gym", "at 9am" are not
+  if (ONSET_VERBS.has(c.verb) && own?.w === "at") return organisationAt(c.rest) ? "employer" : null;
   const frame = own?.pos === "ADP" ? FRAME_ATTRIBUTES[`${c.verb} ${own.w}`] : undefined;
   if (!frame || (frame === "location" && !c.rest.some((t) => t.pos === "PROPN" && !t.shape))) return null;
   return frame;
+}
+
+const ONSET_VERBS = new Set(["start", "begin"]);
+
+/** "at" + an organisation named alone, then nothing or an adjunct: "at Spotify", "at Spotify in March", not "at the gym", "at Heathrow until Friday". */
+function organisationAt(rest: Token[]): boolean {
+  const at = rest.findIndex((t) => t.w === "at");
+  let end = at + 1;
+  while (rest[end]?.pos === "PROPN" && !rest[end]!.shape) end++;
+  const next = rest[end];
+  const school = SCHOOL_NOUNS.has(rest[end - 1]?.w ?? ""); // starting at Oxford University is enrolling
+  return end > at + 1 && !school && (next === undefined || !["NOUN", "PROPN", "PART", "NUM"].includes(next.pos)) && next?.w !== "until";
+}
+
+const SCHOOL_NOUNS = new Set(["university", "college", "school", "academy"]);
+
+/** Words that date a job as past: "User's old job was at Siemens" names no current employer (nor does "first job", a key of its own). */
+const PAST_ADJECTIVES = new Set(["old", "previous", "former", "last", "first", "earlier"]);
+
+/** "User's (new) job is at Spotify" (or "with"): a job placed at an organisation names the employer, in the present tense only. */
+function jobAtOrganisation(c: Clause, possessed: Token[]): boolean {
+  if (c.verb !== "be" || c.passive || c.verbs.some((t) => t.lemma !== "be" && t.pos !== "ADV") || c.verbs.some((t) => t.w === "was" || t.w === "were")) return false;
+  if (attributeKey(possessed) !== "occupation" || !possessed.some((t) => t.w === "job") || possessed.some((t) => PAST_ADJECTIVES.has(t.w))) return false;
+  const rest = c.rest.filter((t) => t.pos !== "ADV");
+  return (rest[0]?.w === "at" || rest[0]?.w === "with") && namesOnly(rest.slice(1));
 }
 
 /** Attribute of a clause about the user, the team or a name (rule 4). */
 function entityAttribute(c: Clause, parts: Parts, text: string): string | null {
   const { value, role } = parts;
   if (c.rest.some((t, i) => OCCUPATION_NOUNS.has(lemma(t.w)) && c.rest[i + 1]?.w === "as")) return "occupation";
+  // "joined Spotify as a designer" names an employer; "joined FitX", "joined Greenpeace as a volunteer" do not
+  if (c.verb === "join" && occupationIn(role) && namesOnly(value)) return "employer";
   if (role.length > 0) return attributeKey(possessiveSegments(role).at(-1) ?? []);
   // "The project is Tundra now": a name
   const first = value.find((t) => t.pos !== "ADV");
@@ -469,10 +501,11 @@ function readClause(clause: Clause, text: string): Reading {
   if (segments.length > 1 && copular && (!person || named)) {
     const kind = kindOf(c, c.rest);
     const category = kind === "nominal" ? null : valueCategory(parts.value);
-    const attribute = category ?? attributeKey(segments.at(-1)!);
+    const employer = category === null && jobAtOrganisation(c, segments.at(-1)!);
+    const attribute = category ?? (employer ? "employer" : attributeKey(segments.at(-1)!));
     const owner = ownerKey(segments.slice(0, -1));
     const about = SPEAKERS.has(owner) ? nounKey(segments.at(-1)!) : owner; // the team's production is "production"
-    return { ...base, subject: owner, attribute, attributeNoun: category ?? nounKey(segments.at(-1)!), kind, about };
+    return { ...base, subject: owner, attribute, attributeNoun: category ?? (employer ? attribute : nounKey(segments.at(-1)!)), kind, about };
   }
   // A person (or pet) does things of their own ("User's sister lives in Rome"); so does a thing of the
   // speaker's, the same thing as "the data pipeline" ("The team's data pipeline runs on Python 3.10");
@@ -616,10 +649,13 @@ function readFact(content: string): Facets {
     intention,
     words: new Set([...keysOf(clauses.flatMap((c) => [...c.subject, ...c.verbs, ...c.rest]), true), ...contrasted]),
     nouns: new Set(keysOf(clauses.flatMap((c) => c.rest).filter((t) => t.pos === "NOUN"))),
-    named: (main?.value ?? []).some((t) => t.pos === "PROPN" || t.pos === "NUM" || t.shape !== undefined),
+    named: (main?.value ?? []).some(isNameToken),
+    valueNames: new Set(keysOf((main?.value ?? []).filter(isNameToken))),
     valueNouns: new Set(keysOf((main?.value ?? []).filter((t) => t.pos === "NOUN"))),
   };
 }
+
+const isNameToken = (t: Token): boolean => t.pos === "PROPN" || t.pos === "NUM" || t.shape !== undefined;
 
 const statesChange = (r: Reading): boolean => r.kind === "change" || (r.frame !== null && isChangeVerb(r.frame.split(" ")[0]!));
 

@@ -156,12 +156,22 @@ function clauseOf(tokens: Token[]): Clause | null {
   while (end > start + 1 && !isVerbal(tokens[end - 1])) end--;
   // "started learning Japanese": the aspect verb's gerund is the main verb
   if (ASPECT_VERBS.has(tokens[end - 1]?.lemma ?? "") && tokens[end]?.pos === "VERB" && tokens[end]!.w.endsWith("ing")) end++;
+  // "decided (not) to move to Lisbon": a decision is reported as made, so the decided verb is the main verb
+  if (tokens[end - 1]?.lemma === "decide" && tokens[end - 1]!.pos === "VERB") end = decidedVerbEnd(tokens, end);
   const verbs = tokens.slice(subjectEnd, end);
   const main = [...verbs].reverse().find((t) => t.pos === "VERB") ?? [...verbs].reverse().find(isVerbal)!;
   let verb = main.lemma;
   if (PARTICLES.has(tokens[end]?.w ?? "")) verb += ` ${tokens[end++]!.w}`;
   const passive = main.pos === "VERB" && main.w !== main.lemma && !main.w.endsWith("ing") && verbs.some((t) => t.lemma === "be" || t.lemma === "get");
   return { subject: tokens.slice(0, subjectEnd), verbs, verb, passive, rest: tokens.slice(end) };
+}
+
+/** End of the verb group after "decided": past "(not) to <verb>" when the infinitive follows, else `end`. */
+function decidedVerbEnd(tokens: Token[], end: number): number {
+  let i = end;
+  while (NEGATION_WORDS.has(tokens[i]?.w ?? "")) i++;
+  const infinitive = tokens[i]?.w === "to" && tokens[i]!.pos === "PART" && tokens[i + 1]?.pos === "VERB";
+  return infinitive ? i + 2 : end;
 }
 
 /** Does a new clause start at `i` (after "and", "but", ",", ";")? Then with its own subject or none (borrowed). */

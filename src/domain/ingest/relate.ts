@@ -28,7 +28,9 @@ export { attributeOf, subjectOf } from "./facets.ts";
  *        "The standup moved to Wednesday" / "The standup is on Mondays", "User's partner is at Allianz
  *        now" / "User's partner works at Lufthansa", "User got promoted to Staff Engineer" / "User's
  *        title is Senior Engineer", "User's appointment is on May 30 now" / "User's doctor's
- *        appointment is on May 16", not "User's dentist's appointment is on May 30");
+ *        appointment is on May 16", not "User's dentist's appointment is on May 30"); an employer is
+ *        also named by "User's new job is at Spotify", "started (working) at Spotify" and "joined
+ *        Spotify as a designer" (not "started at the gym", "joined FitX", "User's first job was at…");
  *     c. or says "now" (or another change marker) with the same verb and preposition and another
  *        object ("User now commutes by bike" / "User commutes by train"), for verbs whose objects
  *        replace each other (not "has", "speaks", "likes"…).
@@ -44,9 +46,10 @@ export { attributeOf, subjectOf } from "./facets.ts";
  * beside a fact that states one it neither contradicts nor supersedes (rules 1–3 are skipped, so it is
  * related_to at most), except by rule 2a through a clause of its own that states what was left ("sold
  * the Corolla and plans to buy a Tesla"). Two wishes compare as two values do ("now plans to move to
- * Porto" / "plans to move to Lisbon"). A decision is reported as made: "decided to switch to Helix"
- * is a change; so is a future that starts now ("will use Helix from now on"), and a thing's future
- * is its schedule ("The launch will be on June 10").
+ * Porto" / "plans to move to Lisbon"). A decision is reported as made and read as the verb decided
+ * on: "decided to switch to Helix" is a change, "decided to move to Lisbon" sets the location ("decided
+ * to visit Lisbon" does not, "decided not to move" denies); so is a future that starts now ("will use
+ * Helix from now on"), and a thing's future is its schedule ("The launch will be on June 10").
  * A ", not X" tail is a contrast, not a negation: "The deadline is June 14, not June 7" sets a new
  * value (supersedes) rather than denying the old one.
  */
@@ -123,8 +126,9 @@ function displaces(a: Compared, b: Compared, sameSubject: boolean): boolean {
   const shareWord = intersection(besides(a), besides(b)) > 0;
   if (sameOwner(a, b)) {
     if (a.attribute && b.attribute) return sameAttribute(a, b);
-    // an attribute named only by the new fact: the old one must share a word, or be about the displaced value alone
-    const bValue = valueOf(b);
+    // an attribute named only by the new fact: the old one must share a word, or be about the displaced
+    // value alone (its names, when it has any: "joined Spotify last week" / "left Spotify and started at …")
+    const bValue = b.valueNames.size > 0 ? b.valueNames : valueOf(b);
     return !a.attribute || shareWord || (bValue.size > 0 && [...bValue].every((w) => a.displaced.has(w)));
   }
   // "our new manager" replaces "my manager" when the old one is named as gone
