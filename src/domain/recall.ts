@@ -285,17 +285,21 @@ const isZero = (vector: Float32Array) => vector.every((x) => x === 0);
 export const candidatesPerRetriever = (limit: number) => Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, limit * CANDIDATES_PER_RESULT));
 
 /**
- * The share of the query's IDF mass held by its best keyword hit (termCoverage), read from the
- * hit's content (the engines answer scores, not which terms matched); among hits tied with the
- * best, the most covering. Null without hits or statistics: the keyword signal is then trusted as is.
+ * The share of the query's IDF mass held by its best keyword hit (termCoverage); among hits tied
+ * with the best, the most covering. Which terms a hit holds the engine says (TextHit.held), or else
+ * its content does (read here). Null without hits or statistics: the keyword signal is then trusted as is.
  */
 export async function bestKeywordCoverage(store: MemoryStore, userId: string, terms: string[], hits: TextHit[], statistics: TermStatistics | null, now: number): Promise<number | null> {
   if (hits.length === 0 || statistics === null) return null;
   const best = hits[0]!.bm25;
-  const tied: string[] = [];
-  for (const h of hits) if (h.bm25 >= best && tied.length < MAX_TIED) tied.push(h.memory.id);
+  const tied: TextHit[] = [];
+  for (const h of hits) if (h.bm25 >= best && tied.length < MAX_TIED) tied.push(h);
   let coverage = 0;
-  for (const m of await store.getMemories(userId, tied, now)) coverage = Math.max(coverage, termCoverage(statistics, heldTerms(m.content, terms)));
+  if (tied.every((h) => h.held !== undefined)) {
+    for (const h of tied) coverage = Math.max(coverage, termCoverage(statistics, terms.map((_, j) => j < 32 && (h.held! & (1 << j)) !== 0)));
+    return coverage;
+  }
+  for (const m of await store.getMemories(userId, tied.map((h) => h.memory.id), now)) coverage = Math.max(coverage, termCoverage(statistics, heldTerms(m.content, terms)));
   return coverage;
 }
 

@@ -51,6 +51,12 @@ export interface TextHit {
   bm25: number;
   /** cosine similarity to the `vector` searchText was given, when the engine had the embedding at hand */
   similarity?: number;
+  /**
+   * Which of searchText's `terms` the memory's content holds among its stemmed words (indexTerms),
+   * bit j for terms[j], when the engine knows it (sqlite's keyword index: its postings say so; at
+   * most 32 terms). Recall reads the content otherwise (bestKeywordCoverage).
+   */
+  held?: number;
 }
 
 /** What the keyword calibration reads of a wallet (see termCoverage): its memories and how many of them hold each term. */

@@ -16,9 +16,13 @@ export function contentHash(text: string): string {
   return createHash("sha256").update(w.length > 0 ? w.join(" ") : normalizeText(text)).digest("hex");
 }
 
-/** Words as the FTS tokenizers see them (unicode letters and digits). */
+/**
+ * Words as the FTS tokenizers see them (unicode letters and digits), of the normalized text
+ * (normalizeText but for its whitespace steps, which move no word boundary: two copies of the
+ * text fewer for every content indexed and every query).
+ */
 export function words(text: string): string[] {
-  return normalizeText(text).match(/[\p{L}\p{N}]+/gu) ?? [];
+  return text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 /**
@@ -74,10 +78,24 @@ const STOPWORDS = new Set(
  * "what is the user's…" does not match every memory, unless the query has nothing else.
  */
 export function queryTerms(query: string): string[] {
-  const all = [...new Set(words(query))];
+  const all = words(query);
   // Single letters ("s" of "user's", "t" of "don't") match nearly everything; digits carry meaning.
-  const content = all.filter((w) => !STOPWORDS.has(w) && (w.length > 1 || /\p{N}/u.test(w)));
-  return [...new Set((content.length > 0 ? content : all).map(stem))];
+  const terms = distinctStems(all, (w) => !STOPWORDS.has(w) && (w.length > 1 || hasDigit(w)));
+  return terms.length > 0 ? terms : distinctStems(all, () => true);
+}
+
+/** The distinct stems of the words `keep` takes, in order of first occurrence (one pass, one Set: recall runs it per query). */
+function distinctStems(list: string[], keep: (word: string) => boolean): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const word of list) {
+    if (!keep(word)) continue;
+    const s = stem(word);
+    if (seen.has(s)) continue;
+    seen.add(s);
+    out.push(s);
+  }
+  return out;
 }
 
 /**

@@ -5,6 +5,11 @@ import type { MemoryStore, TextHit, VectorHit } from "../../src/domain/store-por
 import { bestKeywordCoverage, Recall, type RecallRequest } from "../../src/domain/recall";
 import { termCoverage } from "../../src/domain/scoring";
 import { cosine, indexTerms, queryTerms } from "../../src/domain/text";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store";
+import { conversations, holdout, holdout2 } from "../fixtures/conversations";
 
 const NOW = Date.UTC(2026, 5, 1);
 const DAY = 86_400_000;
@@ -138,6 +143,45 @@ describe("keyword coverage of the best hit", () => {
       const tied = hits.filter((h) => h.bm25 >= best).slice(0, 8);
       const expected = hits.length === 0 ? null : Math.max(0, ...tied.map((h) => termCoverage(statistics, terms.map((t) => new Set(indexTerms(w.memories.find((m) => m.id === h.memory.id)!.content)).has(t)))));
       expect(await bestKeywordCoverage(store, "u1", terms, hits, statistics, NOW)).toBe(expected);
+    }
+  });
+
+  test("the sqlite engine's held terms give the coverage its hits' contents give", async () => {
+    // every message and expected fact of the fixtures a memory (their sentences, names, digits, accents),
+    // every message a query; some with terms in another form than the index's tokens (capitals: FTS5 matches them, recall does not count them held)
+    const texts = [...conversations, ...holdout, ...holdout2].flatMap((c) => [...(c.input.messages?.map((m) => m.content) ?? []), c.input.text ?? "", ...c.expected].filter((t) => t.length > 0));
+    const dir = mkdtempSync(join(tmpdir(), "engram-coverage-"));
+    const store = new SqliteStore(dir);
+    try {
+      await store.bindEmbeddingModel({ id: "test-coverage", dimension: DIM });
+      const memories = texts.map((content, i) => newMemory({ id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, user_id: "u1", content }, new Date(NOW - i * DAY).toISOString()));
+      await store.insertMemories(memories.map((memory) => ({ memory, embedding: Float32Array.from({ length: DIM }, (_, j) => (j === 0 ? 1 : 0)), content_hash: memory.id })));
+      const contentOf = new Map(memories.map((m) => [m.id, new Set(indexTerms(m.content))]));
+      let told = 0;
+      let ties = 0;
+      for (const [q, text] of texts.entries()) {
+        const terms = q % 7 === 0 ? [...queryTerms(text), "Priya", "Tab"] : queryTerms(text);
+        if (terms.length === 0) continue;
+        const hits = await store.searchText("u1", terms, {}, 40, NOW);
+        const statistics = await store.termStatistics("u1", terms, NOW);
+        for (const hit of hits) {
+          if (terms.length > 32) {
+            expect(hit.held).toBeUndefined();
+            continue;
+          }
+          const held = contentOf.get(hit.memory.id)!;
+          expect({ id: hit.memory.id, held: terms.map((_, j) => (hit.held! & (1 << j)) !== 0) }).toEqual({ id: hit.memory.id, held: terms.map((t) => held.has(t)) });
+          told++;
+        }
+        if (hits.length > 1 && hits[1]!.bm25 === hits[0]!.bm25) ties++;
+        const fromContent = hits.map(({ held: _, ...hit }) => hit);
+        expect({ q, coverage: await bestKeywordCoverage(store, "u1", terms, hits, statistics, NOW) }).toEqual({ q, coverage: await bestKeywordCoverage(store, "u1", terms, fromContent, statistics, NOW) });
+      }
+      expect(told).toBeGreaterThan(1000);
+      expect(ties).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

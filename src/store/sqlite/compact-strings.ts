@@ -12,6 +12,11 @@
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/** a byte's two hex digits as character codes, the first in the high byte */
+const HEX_CODES = Uint16Array.from(HEX, (h) => (h.charCodeAt(0) << 8) | h.charCodeAt(1));
+/** IdColumn.get's scratch: a UUID's text with its dashes, and where each byte's digits go */
+const ID_TEXT = Buffer.from("00000000-0000-0000-0000-000000000000", "latin1");
+const ID_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
 
 /**
  * The values of the slots whose value has no compact form, kept as given. Created with the first
@@ -77,11 +82,16 @@ export class IdColumn {
   get(slot: number): string {
     const other = this.others?.get(slot);
     if (other !== undefined) return other;
-    // spelled out: ranking rebuilds an id for each of up to 800 candidates per recall
+    // written into a buffer and read as one string: a search rebuilds the id of every hit (a
+    // template of 21 parts built the string from ~10 intermediate ones, at 2–3x the time)
     const p = this.packed;
     const b = slot * 16;
-    const h = (i: number) => HEX[p[b + i]!]!;
-    return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
+    for (let i = 0; i < 16; i++) {
+      const code = HEX_CODES[p[b + i]!]!;
+      ID_TEXT[ID_AT[i]!] = code >> 8;
+      ID_TEXT[ID_AT[i]! + 1] = code & 0xff;
+    }
+    return ID_TEXT.toString("latin1", 0, 36);
   }
 
   /** Copies slot `from` to `to` (the cache fills a hole with its last row). */

@@ -19,7 +19,12 @@ export interface KeywordHit {
   similarity?: number;
   /** what ranking reads of the row (committed state), from the cache */
   ref?: MemoryRef;
+  /** which of the search's tokens the row holds (bit j: tokens[j]), of its first HELD_TOKENS */
+  held?: number;
 }
+
+/** Tokens whose presence a hit reports (KeywordHit.held): the bits of an int32. */
+export const HELD_TOKENS = 32;
 
 /** Which cached rows a search may return: a predicate over slots, or `true` when every row passes (no call per row). */
 export type SlotFilter = true | ((slot: number) => boolean);
@@ -36,6 +41,8 @@ const TF_MAX = (1 << TF_BITS) - 1;
 /** Doc ids must stay below 2^23 so packed postings are positive int32; compaction renumbers them. */
 const MAX_DOC_ID = 1 << (31 - TF_BITS);
 
+const PLAIN_WORD = /^[a-z0-9]+$/;
+
 /**
  * The query terms as the index's tokens, or null when a term is not exactly one word (FTS5 would
  * treat it as a phrase, which needs positions this index does not keep: the caller falls back to
@@ -44,6 +51,11 @@ const MAX_DOC_ID = 1 << (31 - TF_BITS);
 export function queryTokens(terms: string[]): string[] | null {
   const out: string[] = [];
   for (const term of terms) {
+    // a term of lower-case ASCII letters and digits (queryTerms' usual output) is its own word
+    if (PLAIN_WORD.test(term)) {
+      out.push(term);
+      continue;
+    }
     const w = words(term);
     if (w.length !== 1) return null;
     out.push(w[0]!);
@@ -51,16 +63,19 @@ export function queryTokens(terms: string[]): string[] | null {
   return out;
 }
 
-// Scratch shared by every wallet (searches are synchronous): per-slot accumulated score and state
-// (0 untouched, 1 accepted, 2 rejected by the filter), and the touched slots to reset.
+// Scratch shared by every wallet (searches are synchronous): per-slot accumulated score, state
+// (0 untouched, 1 accepted, 2 rejected by the filter) and tokens held (KeywordHit.held), and the
+// touched slots to reset.
 let scratchScore = new Float64Array(0);
 let scratchState = new Uint8Array(0);
+let scratchHeld = new Int32Array(0);
 let scratchTouched = new Int32Array(0);
 function scratchFor(size: number): void {
   if (scratchScore.length >= size) return;
   const capacity = Math.max(size, scratchScore.length * 2, 1024);
   scratchScore = new Float64Array(capacity);
   scratchState = new Uint8Array(capacity);
+  scratchHeld = new Int32Array(capacity);
   scratchTouched = new Int32Array(capacity);
 }
 
@@ -377,7 +392,8 @@ export class WalletKeywords {
 
   /**
    * Scores every row of the first `size` slots containing a token, applying `accept` once per
-   * candidate row, and offers each accepted match to `top` (null: count only). Returns how many
+   * candidate row, and offers each accepted match to `top` (null: count only) with the tokens it
+   * holds (a bit per token: the postings visited for it say so at no extra read). Returns how many
    * rows were accepted.
    */
   private score(tokens: string[], size: number, accept: SlotFilter, top: TopK | null): number {
@@ -385,6 +401,7 @@ export class WalletKeywords {
     scratchFor(size);
     const acc = scratchScore;
     const state = scratchState;
+    const held = scratchHeld;
     const touched = scratchTouched;
     let touchedCount = 0;
     let accepted = 0;
@@ -395,9 +412,10 @@ export class WalletKeywords {
     const slotOfDoc = this.slotOfDoc;
     const perSlot = this.perSlot;
     const pool = this.pool;
-    for (const token of tokens) {
-      const term = this.termOf(token);
+    for (let j = 0; j < tokens.length; j++) {
+      const term = this.termOf(tokens[j]!);
       if (term === -1) continue;
+      const bit = j < HELD_TOKENS ? 1 << j : 0;
       const start = this.spans[3 * term]!;
       const end = start + this.spans[3 * term + 1]!;
       const n = this.liveCount(term);
@@ -417,9 +435,11 @@ export class WalletKeywords {
           if (s === 1) {
             accepted++;
             acc[slot] = 0;
+            held[slot] = 0;
           }
         }
         if (s !== 1 || top === null) continue;
+        held[slot] = held[slot]! | bit;
         let tf = entry & TF_MAX;
         if (tf === TF_MAX) tf = this.overflow!.get(term * MAX_DOC_ID + (entry >> TF_BITS))!;
         acc[slot] = acc[slot]! + (weight * tf) / (tf + lengthFloor + perToken * perSlot[PER_SLOT * slot + LENGTH]!);
@@ -428,7 +448,7 @@ export class WalletKeywords {
     for (let i = 0; i < touchedCount; i++) {
       const slot = touched[i]!;
       // most matches of a long list rank below the k-th: compared here, without a call
-      if (top !== null && state[slot] === 1 && acc[slot]! >= top.floor) top.offer(slot, acc[slot]!);
+      if (top !== null && state[slot] === 1 && acc[slot]! >= top.floor) top.offer(slot, acc[slot]!, held[slot]!);
       state[slot] = 0;
     }
     return accepted;
@@ -456,7 +476,7 @@ export class WalletKeywords {
   /** The `limit` best accepted matches, best first, ties by lower rowid, and how many rows matched. */
   search(tokens: string[], size: number, rowids: Float64Array, accept: SlotFilter, limit: number): { hits: KeywordHit[]; matched: number } {
     if (limit <= 0) return { hits: [], matched: this.count(tokens, size, accept) };
-    const top = new TopK(limit, rowids);
+    const top = topK.start(Math.min(limit, size), rowids); // no more than `size` rows can match
     const matched = this.score(tokens, size, accept, top);
     return { hits: top.sorted(), matched };
   }
@@ -467,20 +487,32 @@ export class WalletKeywords {
   }
 }
 
-/** A bounded min-heap of (slot, score) keeping the best k: higher score, then lower rowid. */
+/**
+ * A bounded min-heap of (slot, score, held) keeping the best k: higher score, then lower rowid. One
+ * instance (searches are synchronous), its arrays grown to the largest k asked for.
+ */
 class TopK {
-  private readonly slots: Int32Array;
-  private readonly scores: Float64Array;
+  private slots = new Int32Array(0);
+  private scores = new Float64Array(0);
+  private held = new Int32Array(0);
+  private rowids: Float64Array = NO_ROWIDS;
+  private k = 0;
   private size = 0;
   /** no score below this can enter: the k-th best once k are held (ties go on to the rowid) */
   floor = -Infinity;
 
-  constructor(
-    private readonly k: number,
-    private readonly rowids: Float64Array,
-  ) {
-    this.slots = new Int32Array(k);
-    this.scores = new Float64Array(k);
+  /** Empties the heap for a search of the best k among rows with these rowids (by slot). */
+  start(k: number, rowids: Float64Array): this {
+    if (this.slots.length < k) {
+      this.slots = new Int32Array(k);
+      this.scores = new Float64Array(k);
+      this.held = new Int32Array(k);
+    }
+    this.k = k;
+    this.rowids = rowids;
+    this.size = 0;
+    this.floor = -Infinity;
+    return this;
   }
 
   /** a ranks below b */
@@ -488,7 +520,7 @@ class TopK {
     return sa < sb || (sa === sb && this.rowids[slotA]! > this.rowids[slotB]!);
   }
 
-  offer(slot: number, score: number): void {
+  offer(slot: number, score: number, held: number): void {
     const { slots, scores } = this;
     if (this.size < this.k) {
       let i = this.size++;
@@ -497,14 +529,23 @@ class TopK {
         if (!this.worse(score, slot, scores[parent]!, slots[parent]!)) break;
         slots[i] = slots[parent]!;
         scores[i] = scores[parent]!;
+        this.held[i] = this.held[parent]!;
         i = parent;
       }
       slots[i] = slot;
       scores[i] = score;
+      this.held[i] = held;
       if (this.size === this.k) this.floor = scores[0]!;
       return;
     }
     if (score < scores[0]! || !this.worse(scores[0]!, slots[0]!, score, slot)) return;
+    this.replaceRoot(slot, score, held);
+    this.floor = scores[0]!;
+  }
+
+  /** Puts the entry in the root's place and sifts it down to where it belongs. */
+  private replaceRoot(slot: number, score: number, held: number): void {
+    const { slots, scores } = this;
     let i = 0;
     for (;;) {
       const left = 2 * i + 1;
@@ -514,16 +555,26 @@ class TopK {
       if (!this.worse(scores[child]!, slots[child]!, score, slot)) break;
       slots[i] = slots[child]!;
       scores[i] = scores[child]!;
+      this.held[i] = this.held[child]!;
       i = child;
     }
     slots[i] = slot;
     scores[i] = score;
-    this.floor = scores[0]!;
+    this.held[i] = held;
   }
 
+  /** The entries best first (taken off the heap worst first: no sort), the heap left empty. */
   sorted(): KeywordHit[] {
     const out: KeywordHit[] = [];
-    for (let i = 0; i < this.size; i++) out.push({ rowid: this.rowids[this.slots[i]!]!, score: this.scores[i]! });
-    return out.sort((a, b) => b.score - a.score || a.rowid - b.rowid);
+    while (this.size > 0) {
+      out.push({ rowid: this.rowids[this.slots[0]!]!, score: this.scores[0]!, held: this.held[0]! });
+      const last = --this.size;
+      if (last > 0) this.replaceRoot(this.slots[last]!, this.scores[last]!, this.held[last]!);
+    }
+    this.rowids = NO_ROWIDS; // the wallet's column is not held past the search
+    return out.reverse();
   }
 }
+
+const NO_ROWIDS = new Float64Array(0);
+const topK = new TopK();

@@ -344,12 +344,15 @@ export class SqliteStore implements TransferableStore {
     const hits = this.vectors.keywordSearch(userId, terms, filter, limit, now);
     if (hits && vector) this.vectors.addCosines(userId, hits, vector instanceof Float32Array ? vector : await vector);
     if (hits) {
-      const refs = this.refs(userId, hits);
-      return hits.flatMap(({ rowid, score, similarity }) => {
-        const memory = refs.get(rowid);
-        if (!memory) return [];
-        return [similarity === undefined ? { memory, bm25: score } : { memory, bm25: score, similarity }];
-      });
+      this.setRefs(userId, hits);
+      const found: TextHit[] = [];
+      for (const { ref: memory, score, similarity, held } of hits) {
+        if (!memory) continue;
+        const hit: TextHit = similarity === undefined ? { memory, bm25: score } : { memory, bm25: score, similarity };
+        if (held !== undefined) hit.held = held;
+        found.push(hit);
+      }
+      return found;
     }
     return this.searchTextFts(userId, terms, filter, limit, now);
   }
@@ -418,30 +421,28 @@ export class SqliteStore implements TransferableStore {
     const answer = this.vectors.nearest(userId, vector, filter, k, now, minSimilarity);
     // synchronous answers stay synchronous: a search inside the caller's transaction reads its refs within it
     const found = Array.isArray(answer) ? answer : await answer;
-    const refs = this.refs(userId, found);
-    return found.flatMap(({ rowid, distance }) => {
-      const memory = refs.get(rowid);
-      return memory ? [{ memory, similarity: 1 - distance }] : [];
-    });
+    this.setRefs(userId, found);
+    const hits: VectorHit[] = [];
+    for (const { ref: memory, distance } of found) if (memory) hits.push({ memory, similarity: 1 - distance });
+    return hits;
   }
 
   /**
    * What ranking reads of these rows (MemoryRef), with their pending access bumps: from the
    * per-wallet cache when it answered the search (it mirrors these columns), else one narrow read.
    * Reading every candidate's whole row (content, metadata JSON) cost recall a third of its time
-   * at 10k memories, and only the results need it (getMemories).
+   * at 10k memories, and only the results need it (getMemories). Set in place (`ref`); a row gone
+   * meanwhile is left without one.
    */
-  private refs(userId: string, found: { rowid: number; ref?: MemoryRef }[]): Map<number, MemoryRef> {
-    const read = this.readRefs(userId, found.filter((f) => !f.ref));
-    const refs = new Map<number, MemoryRef>();
-    for (const { rowid, ref } of found) {
-      const committed = ref ?? read.get(rowid);
-      if (!committed) continue;
-      const pending = this.accesses.pendingCount(userId, committed.id);
-      if (pending > 0) committed.access_count += pending;
-      refs.set(rowid, committed);
+  private setRefs(userId: string, found: { rowid: number; ref?: MemoryRef }[]): void {
+    let read: Map<number, MemoryRef> | null = null;
+    for (const f of found) {
+      // the rows before the first without a ref all have theirs: the filter lists every one missing
+      if (!f.ref) f.ref = (read ??= this.readRefs(userId, found.filter((g) => !g.ref))).get(f.rowid);
+      if (!f.ref) continue;
+      const pending = this.accesses.pendingCount(userId, f.ref.id);
+      if (pending > 0) f.ref.access_count += pending;
     }
-    return refs;
   }
 
   /** Committed refs of rows the cache did not answer for (inside a transaction, a wallet still loading…). */

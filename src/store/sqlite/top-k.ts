@@ -39,16 +39,75 @@ export function exactTopK(
   rows: RankedRows,
 ): { found: Ranked[]; secondPass: boolean } {
   const { slots: candidates, threshold } = topSlots(approx, range, want, accept);
-  const found = rescore(rows, candidates);
-  if (candidates.length < want || want === range.to - range.from) return { found: found.slice(0, k), secondPass: false };
+  const found = nearestOf(rows, candidates, k);
+  if (candidates.length < want || want === range.to - range.from) return { found, secondPass: false };
   // Certificate: a row outside the candidates scores at most threshold + bound exactly.
   const kth = 1 - found[k - 1]!.distance;
-  if (threshold / unitScale + bound < kth) return { found: found.slice(0, k), secondPass: false };
+  if (threshold / unitScale + bound < kth) return { found, secondPass: false };
   // Pass 2: every accepted row that could still beat the k-th.
   const floor = (kth - bound) * unitScale;
   const slots: number[] = [];
   for (let slot = range.from; slot < range.to; slot++) if (approx[slot]! >= floor && (accept === true || accept(slot))) slots.push(slot);
-  return { found: rescore(rows, slots).slice(0, k), secondPass: true };
+  return { found: nearestOf(rows, slots, k), secondPass: true };
+}
+
+// Scratch of nearestOf and topSlots (searches are synchronous; a thread has its own module):
+// grown to the largest size asked for.
+let farthest = { distance: new Float64Array(0), rowid: new Float64Array(0) };
+let firstPass = { slots: new Int32Array(0), scores: new Float64Array(0) };
+
+/**
+ * `rescore(rows, slots).slice(0, k)` without a Ranked per slot: the k nearest are kept in a
+ * max-heap by (distance, rowid), and only they become objects.
+ */
+export function nearestOf(rows: RankedRows, slots: ArrayLike<number>, k: number): Ranked[] {
+  if (farthest.distance.length < k) farthest = { distance: new Float64Array(k), rowid: new Float64Array(k) };
+  const { distance: heapDistance, rowid: heapRowid } = farthest;
+  let size = 0;
+  for (let n = 0; n < slots.length; n++) {
+    const slot = slots[n]!;
+    const distance = 1 - rows.cosine(slot);
+    const rowid = rows.rowid(slot);
+    if (size < k) {
+      let i = size++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!after(distance, rowid, heapDistance[parent]!, heapRowid[parent]!)) break;
+        heapDistance[i] = heapDistance[parent]!;
+        heapRowid[i] = heapRowid[parent]!;
+        i = parent;
+      }
+      heapDistance[i] = distance;
+      heapRowid[i] = rowid;
+    } else if (after(heapDistance[0]!, heapRowid[0]!, distance, rowid)) replaceFarthest(heapDistance, heapRowid, size, distance, rowid);
+  }
+  // taken off farthest first
+  const out: Ranked[] = new Array(size);
+  while (size > 0) {
+    out[--size] = { rowid: heapRowid[0]!, distance: heapDistance[0]! };
+    if (size > 0) replaceFarthest(heapDistance, heapRowid, size, heapDistance[size]!, heapRowid[size]!);
+  }
+  return out;
+}
+
+/** a is farther than b: after it in byDistance's order */
+const after = (da: number, ra: number, db: number, rb: number) => da > db || (da === db && ra > rb);
+
+/** Replaces the root of nearestOf's max-heap (its first `size` entries) with (distance, rowid). */
+function replaceFarthest(heapDistance: Float64Array, heapRowid: Float64Array, size: number, distance: number, rowid: number): void {
+  let i = 0;
+  for (;;) {
+    const left = 2 * i + 1;
+    if (left >= size) break;
+    const right = left + 1;
+    const child = right < size && after(heapDistance[right]!, heapRowid[right]!, heapDistance[left]!, heapRowid[left]!) ? right : left;
+    if (!after(heapDistance[child]!, heapRowid[child]!, distance, rowid)) break;
+    heapDistance[i] = heapDistance[child]!;
+    heapRowid[i] = heapRowid[child]!;
+    i = child;
+  }
+  heapDistance[i] = distance;
+  heapRowid[i] = rowid;
 }
 
 /** The rows at these slots with their exact distances, nearest first. */
@@ -64,8 +123,8 @@ export function rescore(rows: RankedRows, slots: ArrayLike<number>): Ranked[] {
  * accepted slot got in).
  */
 function topSlots(scores: Float32Array, { from, to }: SlotRange, want: number, accept: SlotFilter): { slots: Int32Array; threshold: number } {
-  const heap = new Int32Array(want);
-  const heapScore = new Float64Array(want);
+  if (firstPass.slots.length < want) firstPass = { slots: new Int32Array(want), scores: new Float64Array(want) };
+  const { slots: heap, scores: heapScore } = firstPass;
   let size = 0;
   let threshold = -Infinity;
   for (let slot = from; slot < to; slot++) {

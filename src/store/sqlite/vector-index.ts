@@ -3,11 +3,11 @@ import type { Memory } from "../../domain/memory";
 import type { MemoryFilter, TermStatistics } from "../../domain/store-port";
 import { memoryWhere } from "./filter-sql";
 import { fixedPointCosine, toFixedPoint } from "./fixed-point";
-import { keywordIndexCounters, queryTokens, type KeywordHit } from "./keyword-index";
+import { HELD_TOKENS, keywordIndexCounters, queryTokens, type KeywordHit } from "./keyword-index";
 import { byDistance } from "./top-k";
 import { vectorIndexCounters } from "./vector-counters";
 import { ACCESS_COUNT_SQL, ACCESS_JOIN } from "./schema";
-import { asFloats, ROW_COLUMNS, unit, UserVectors, type CacheBytes, type IndexedRow, type Neighbour } from "./wallet-cache";
+import { asFloats, ROW_COLUMNS, unit, unitQuery, UserVectors, type CacheBytes, type IndexedRow, type Neighbour } from "./wallet-cache";
 import { CacheBudget } from "./cache-budget";
 import { RssWatch } from "./rss-watch";
 
@@ -216,7 +216,9 @@ export class VectorIndex {
    * The `limit` best BM25 matches (any term) among the user's active rows under the filter, best
    * first (ties by rowid), from the cache; null when FTS5 must answer instead: inside a transaction
    * (same rule as vectors), for include_deleted or unparsable filter dates, or when a term is not
-   * exactly one word (FTS5 would match it as a phrase).
+   * exactly one word (FTS5 would match it as a phrase). Each hit's `held` says which terms it holds
+   * (bit j: terms[j]; a term held as another token, its normal form, counts as not held, as in
+   * recall's reading of the content), or is undefined beyond HELD_TOKENS terms.
    */
   keywordSearch(userId: string, terms: string[], filter: MemoryFilter, limit: number, now: number): KeywordHit[] | null {
     const query = this.keywordQuery(userId, terms, filter, now);
@@ -225,7 +227,12 @@ export class VectorIndex {
     if (!accept) return [];
     const { hits, matched } = user.keywords.search(tokens, user.size, user.rowidsView(), accept, limit);
     this.lastMatch = { user, version: user.version, tokens, filter: { ...filter }, now, matched };
-    for (const hit of hits) hit.ref = user.refOf(hit.rowid);
+    let verbatim = 0;
+    for (let j = 0; j < tokens.length && j < HELD_TOKENS; j++) if (tokens[j] === terms[j]) verbatim |= 1 << j;
+    for (const hit of hits) {
+      hit.ref = user.refOf(hit.rowid);
+      hit.held = tokens.length <= HELD_TOKENS ? hit.held! & verbatim : undefined;
+    }
     return hits;
   }
 
@@ -236,7 +243,7 @@ export class VectorIndex {
   addCosines(userId: string, hits: KeywordHit[], vector: Float32Array): void {
     const user = this.users.get(userId);
     if (!user || vector.length !== this.dimension) return;
-    const q = unit(vector);
+    const q = unitQuery(vector);
     for (const hit of hits) hit.similarity = user.similarity(q, hit.rowid);
   }
 

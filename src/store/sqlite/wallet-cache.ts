@@ -117,13 +117,20 @@ export function asFloats(blob: Uint8Array): Float32Array {
 let unitScratch = new Float32Array(0);
 
 /** The vector scaled to unit length (all zeros stays all zeros). */
-export function unit(vector: Float32Array): Float64Array {
+export function unit(vector: Float32Array, out = new Float64Array(vector.length)): Float64Array {
   let norm = 0;
   for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
   norm = Math.sqrt(norm);
-  const out = new Float64Array(vector.length);
   if (norm > 0) for (let i = 0; i < vector.length; i++) out[i] = vector[i]! / norm;
+  else out.fill(0);
   return out;
+}
+
+let queryScratch = new Float64Array(0);
+/** `unit(vector)` in a buffer every synchronous search shares: valid until the next call (a search that awaits takes its own). */
+export function unitQuery(vector: Float32Array): Float64Array {
+  if (queryScratch.length !== vector.length) queryScratch = new Float64Array(vector.length);
+  return unit(vector, queryScratch);
 }
 
 /** One user's active rows: unit vectors, their int8 copy (large users), the filter columns and the keyword index. */
@@ -552,7 +559,7 @@ export class UserVectors {
   nearest(vector: Float32Array, filter: MemoryFilter, k: number, now: number, min = -Infinity): Neighbour[] {
     const accept = this.accepting(filter, now, true);
     if (!accept || this.size === 0) return [];
-    const query = unit(vector);
+    const query = unitQuery(vector);
     const n = this.size;
     if (query.every((x) => x === 0)) return this.anyK(accept, k);
     if (min === -Infinity && this.cells?.complete(n)) {
