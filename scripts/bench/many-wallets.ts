@@ -40,7 +40,9 @@
  * loads it again.
  *
  * What the memory is made of is read inside the service by scripts/bench/memory-probe.ts (JSC's heap,
- * mimalloc, glibc malloc) and from `/metrics` (the cache's own accounting), at each reading and again
+ * mimalloc and glibc malloc as they count themselves, and what each holds resident by
+ * `/proc/self/smaps`: mimalloc's own "in use" is kept per thread and reads high once workers have
+ * run) and from `/metrics` (the cache's own accounting), at each reading and again
  * after a forced collection (a diagnosis: the figures are the readings before it); the service's CPU
  * per wallet and per soak request, by thread, from /proc (the cost side).
  *
@@ -454,7 +456,7 @@ printTable(["figure", "measured", "target", ""], figures);
 
 console.log("\nwhat the memory is made of at each reading (MiB; memory-probe.ts)\n");
 printTable(
-  ["reading", "RssAnon", "cache accounted / cap", "wallets cached", "rows cached", "main JS heap live / held", "of which typed arrays", "mimalloc in use", "mimalloc beyond the main JS heap", "glibc malloc in use / held (onnxruntime)", "RssAnon after a forced GC"],
+  ["reading", "RssAnon", "cache accounted / cap", "wallets cached", "rows cached", "main JS heap live / held", "of which typed arrays", "mimalloc in use", "mimalloc beyond the main JS heap", "glibc malloc in use / held (onnxruntime)", "smaps: mimalloc resident (its mappings / its reserved)", "smaps: glibc resident", "smaps: other anonymous", "smaps: the three − RssAnon", "RssAnon after a forced GC"],
   readings.map(({ label, anon, probe: p, cache, collected }) => [
     label,
     mib(anon),
@@ -466,6 +468,10 @@ printTable(
     mib(p.mimalloc.inUse),
     mib(p.mimalloc.inUse - p.jsc.heapCapacity),
     p.glibc ? `${mib(p.glibc.inUse)} / ${mib(p.glibc.system + p.glibc.mmap)}` : "—",
+    `${mib(p.smaps.mimalloc)} (${mib(p.smaps.mimallocReserved)} / ${mib(p.mimalloc.reserved)})`,
+    mib(p.smaps.glibc),
+    mib(p.smaps.other),
+    mib(p.smaps.mimalloc + p.smaps.glibc + p.smaps.other - (p.status.RssAnon ?? 0)),
     mib(collected.status.RssAnon ?? 0),
   ]),
 );

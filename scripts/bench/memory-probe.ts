@@ -10,7 +10,9 @@
  * - mimalloc, the allocator of Bun itself, JSC's blocks, typed arrays and bun:sqlite (heapStats().mimalloc:
  *   committed and in use);
  * - glibc malloc, the allocator of the native add-ons (onnxruntime, libvips): malloc_info's totals;
- * - /proc/self/status and smaps_rollup.
+ * - /proc/self/status and smaps_rollup;
+ * - /proc/self/smaps by allocator (`smaps`): mimalloc's figures are kept per thread and read too high
+ *   once worker threads have run, the pages its reservations hold are not.
  */
 import { heapStats } from "bun:jsc";
 import { dlopen, FFIType, ptr } from "bun:ffi";
@@ -26,6 +28,8 @@ export interface ProbeAnswer {
   memoryUsage: NodeJS.MemoryUsage;
   mimalloc: { committed: number; reserved: number; inUse: number; pagesCommitted: number; threads: number; bins: Record<number, number> };
   glibc: { system: number; free: number; mmap: number; inUse: number } | null;
+  /** anonymous resident bytes of /proc/self/smaps by whose mappings hold them; the three sum to `anonymous` */
+  smaps: { mimalloc: number; mimallocReserved: number; glibc: number; other: number; anonymous: number };
 }
 
 /** Lines `Name:   N kB` as bytes. */
@@ -68,8 +72,69 @@ export function glibcMalloc(): ProbeAnswer["glibc"] {
   return { system, free, mmap, inUse: system - free + mmap };
 }
 
+/** glibc's per-thread arenas: mappings of at most HEAP_MAX_SIZE (64 MiB on 64-bit) that start at a multiple of it. */
+const GLIBC_HEAP_MAX = 64n * 2n ** 20n;
+
+interface Mapping {
+  start: bigint;
+  end: bigint;
+  name: string;
+  anonymous: number;
+}
+
+/** /proc/self/smaps's mappings, in address order. */
+function mappings(): Mapping[] {
+  const out: Mapping[] = [];
+  for (const text of readFileSync("/proc/self/smaps", "utf8").split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/)) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \d+ *(.*)$/m.exec(text);
+    if (!head) continue;
+    const anonymous = Number(/^Anonymous:\s+(\d+) kB$/m.exec(text)?.[1] ?? 0) * 1024;
+    out.push({ start: BigInt(`0x${head[1]}`), end: BigInt(`0x${head[2]}`), name: head[3]!, anonymous });
+  }
+  return out;
+}
+
+/**
+ * /proc/self/smaps's anonymous pages by allocator. mimalloc's: the runs of adjacent unnamed
+ * mappings that hold blocks it has just handed out. Its arenas are reserved whole (1 GiB at first),
+ * so one block of each size class finds them, and a run because the kernel splits a reservation
+ * into several mappings as parts of it change flags; `mimallocReserved` against heapStats'
+ * `reserved` shows an arena missed. glibc's: `[heap]` and its per-thread arenas. The rest (JSC's
+ * JIT and structure reservations, thread stacks, glibc's blocks of 128 KiB and more, which it maps
+ * one by one) is `other`.
+ */
+export function smapsByAllocator(): ProbeAnswer["smaps"] {
+  // typed arrays' contents come from mimalloc: small, medium and large blocks (small enough that
+  // zeroing them adds nothing to the figures)
+  const blocks = [new Uint8Array(64), new Uint8Array(16 * 1024), new Uint8Array(128 * 1024)];
+  const addresses = blocks.map((b) => BigInt(ptr(b)));
+  const runs: Mapping[][] = [];
+  for (const m of mappings()) {
+    const run = runs.at(-1);
+    if (run && m.name === "" && run[0]!.name === "" && run.at(-1)!.end === m.start) run.push(m);
+    else runs.push([m]);
+  }
+  const out = { mimalloc: 0, mimallocReserved: 0, glibc: 0, other: 0, anonymous: 0 };
+  for (const run of runs) {
+    const [start, end] = [run[0]!.start, run.at(-1)!.end];
+    const ofMimalloc = run[0]!.name === "" && addresses.some((a) => a >= start && a < end);
+    for (const m of run) {
+      if (ofMimalloc) {
+        out.mimalloc += m.anonymous;
+        out.mimallocReserved += Number(m.end - m.start);
+      } else if (m.name === "[heap]" || (m.name === "" && m.start % GLIBC_HEAP_MAX === 0n && m.end - m.start <= GLIBC_HEAP_MAX)) out.glibc += m.anonymous;
+      else out.other += m.anonymous;
+      out.anonymous += m.anonymous;
+    }
+  }
+  return out;
+}
+
 function answer(probe: number, gc: boolean): ProbeAnswer {
   if (gc) Bun.gc(true);
+  // smaps first and status right after it: the nearer the two readings, the nearer their sums
+  const smaps = smapsByAllocator();
+  const status = kbFields(readFileSync("/proc/self/status", "utf8"));
   const stats = heapStats();
   const mi = (stats as unknown as { mimalloc?: Record<string, { current: number }> }).mimalloc;
   const current = (key: string) => mi?.[key]?.current ?? 0;
@@ -78,7 +143,7 @@ function answer(probe: number, gc: boolean): ProbeAnswer {
   for (const bin of (mi as unknown as { malloc_bins?: { current: number; block_size: number }[] })?.malloc_bins ?? []) if (bin.current > 0) bins[bin.block_size] = bin.current * bin.block_size;
   return {
     probe,
-    status: kbFields(readFileSync("/proc/self/status", "utf8")),
+    status,
     rollup: kbFields(readFileSync("/proc/self/smaps_rollup", "utf8")),
     jsc: { heapSize: stats.heapSize, heapCapacity: stats.heapCapacity, extraMemorySize: stats.extraMemorySize, objectCount: stats.objectCount, types: { ...stats.objectTypeCounts } },
     memoryUsage: process.memoryUsage(),
@@ -91,6 +156,7 @@ function answer(probe: number, gc: boolean): ProbeAnswer {
       bins,
     },
     glibc: glibcMalloc(),
+    smaps,
   };
 }
 
