@@ -167,16 +167,14 @@ export class Recall {
       const i = position(h.memory);
       bm25[i] = h.bm25;
       if (h.similarity !== undefined && cosines[i] === undefined) cosines[i] = h.similarity;
+      if (cosines[i] === undefined) textOnly.push(h.memory.id);
     }
     let bestBm25 = 0;
     for (const b of bm25) if (b !== undefined) bestBm25 = Math.max(bestBm25, b);
-    for (const h of textHits) if (cosines[at.get(h.memory.id)!] === undefined) textOnly.push(h.memory.id);
     const [textVectors, coverage] = await Promise.all([this.store.embeddings(userId, textOnly), bestKeywordCoverage(this.store, userId, terms, textHits, statistics, now)]);
     const trust = coverage === null ? 1 : keywordTrust(coverage);
     for (const [id, vector] of textVectors) cosines[at.get(id)!] = cosine(queryVector, vector);
-    const nearCosines: number[] = [];
-    for (const h of near) nearCosines.push(h.similarity);
-    const background = cosineBackground(nearCosines, k);
+    const background = cosineBackground(near.map((h) => h.similarity), k);
     // Each candidate's query match, by position, computed by the first ranking (scoring is a stage the caller times) and again after `add`.
     let matched: { vector: number[]; keyword: number[]; match: number[]; best: number } | null = null;
     const matchAll = () => {

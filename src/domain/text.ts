@@ -3,7 +3,12 @@ import stemWord from "wink-porter2-stemmer";
 
 /** Lower-cased, accent-free, whitespace-collapsed: two contents with the same normal form are the same memory. */
 export function normalizeText(text: string): string {
-  return text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/\s+/g, " ").trim();
+  return foldText(text).replace(/\s+/g, " ").trim();
+}
+
+/** Case and accents folded (normalizeText without its whitespace steps). */
+function foldText(text: string): string {
+  return text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 }
 
 /**
@@ -17,12 +22,12 @@ export function contentHash(text: string): string {
 }
 
 /**
- * Words as the FTS tokenizers see them (unicode letters and digits), of the normalized text
- * (normalizeText but for its whitespace steps, which move no word boundary: two copies of the
- * text fewer for every content indexed and every query).
+ * Words as the FTS tokenizers see them (unicode letters and digits), of the folded text (the
+ * whitespace steps of normalizeText move no word boundary: two copies of the text fewer for every
+ * content indexed and every query).
  */
 export function words(text: string): string[] {
-  return text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return foldText(text).match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 /**
@@ -52,8 +57,8 @@ export function hasDigit(word: string): boolean {
 
 /**
  * The string in memory of its own. A word cut out of a text (words()) is a view of the whole
- * normalized text, which anything keeping the word keeps too: a word with a digit held in a
- * wallet's keyword index kept ~370 bytes of its memory's text.
+ * folded text, which anything keeping the word keeps too: a word with a digit held in a wallet's
+ * keyword index kept ~370 bytes of its memory's text; the tokenizer's word memo keeps words too.
  */
 export function ownCopy(s: string): string {
   return Array.from(s).join("");

@@ -7,6 +7,8 @@
  * segmented. The ids are the same (test/use-model.test.ts checks them against the plain tokenizer).
  */
 
+import { ownCopy } from "../domain/text";
+
 const SEPARATOR = "\u2581";
 /** Words remembered at most; the memo starts over past this (~100 bytes a word). */
 export const MAX_WORDS = 20_000;
@@ -14,14 +16,6 @@ export const MAX_WORDS = 20_000;
 interface UnigramModel {
   vocab: string[];
   tokenize(normalized: string): string[];
-}
-
-/**
- * The string in memory of its own: a word cut out of a text may be a view of the whole text, which
- * the memo would then keep alive.
- */
-function ownCopy(s: string): string {
-  return Array.from(s).join("");
 }
 
 /**
