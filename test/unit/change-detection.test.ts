@@ -423,6 +423,80 @@ describe("a new employer or a decided move", () => {
   });
 });
 
+/**
+ * A thing's value stated by its own verb ("The team's wiki now lives on Confluence" against "is on
+ * Notion"), a new version of the same named thing however it is said, a thing named shorter the
+ * second time, a change verb's object with a number in it, a value of the same exclusive category,
+ * a person taking over a role. Each group's guards sit next to it.
+ */
+const STORED_THING_CHANGES: Pair[] = [
+  ["The team's wiki is on Notion", "The team's wiki now lives on Confluence"],
+  ["The team's backups run on Backblaze", "The team's backups are on Wasabi now"],
+  ["The team's chat is on Slack", "The team's chat now happens on Discord"],
+  ["User's photos are in Google Photos", "User's photos now live in iCloud"],
+  ["The 1.4 release is scheduled for May 5", "The team pushed the 1.4 release from May 5 to May 19"],
+  ["The team's monthly retro is on Fridays", "The team moved the monthly retro to Thursdays"],
+  ["The team's weekly planning is on Tuesdays", "The weekly planning is on Wednesdays now"],
+  ["The production database runs Postgres 14", "Production is on Postgres 15 now"],
+  ["The production database runs Postgres 12", "The team upgraded to Postgres 13"],
+  ["The production database runs Postgres 13", "The upgrade from Postgres 13 to Postgres 14 went through last night"],
+  ["The search cluster runs Elasticsearch 7", "The move from Elasticsearch 7 to Elasticsearch 8 is finished"],
+  ["The API gateway is on Envoy 1.26", "The gateway runs Envoy 1.28 now"],
+  ["The team lead is Hannah", "Diego took over as team lead from Hannah"],
+  ["User's dentist appointment is on June 2", "User's appointment is on June 9 now"],
+];
+
+const SAID_THING_CHANGES: Pair[] = [
+  ["Our error tracking is on Sentry.", "Our error tracking runs on Rollbar now."],
+  ["My notes are in Obsidian.", "My notes live in Logseq these days."],
+  ["Our weekly planning is on Tuesdays.", "We moved the weekly planning to Wednesdays."],
+  ["Our cluster runs Kubernetes 1.27.", "The cluster is on Kubernetes 1.29 now."],
+  ["Our web app is built with Vue.", "The web app is on React now."],
+];
+
+const STORED_THING_GUARDS: Pair[] = [
+  ["The team's services talk through gRPC", "The team's services run on Kubernetes now"],
+  ["The team's standup is at 9:30", "The team's standup happens on Zoom now"],
+  ["The team's API runs on Node 20", "The team's API now runs on port 8080"],
+  ["The team's frontend uses React 18", "The team's backend runs on Node 20 now"],
+  ["The team's wiki is on Notion", "The team's roadmap now lives on Linear"],
+  ["User's photos are in iCloud", "User's music is in Spotify now"],
+  ["User owns an iPhone 12", "User's partner has an iPhone 15 now"],
+  ["The staging cluster runs Kubernetes 1.27", "The production cluster is on Kubernetes 1.29 now"],
+  ["The staging database runs Postgres 13", "The production database was upgraded to Postgres 14"],
+  ["The staging cluster runs Kubernetes 1.27", "The upgrade from Kubernetes 1.28 to Kubernetes 1.29 went through on production"],
+  ["User's partner uses Python 3.9", "The team upgraded to Python 3.12"],
+  ["User runs Python 3.10 at home", "The team moved the pipeline to Python 3.12"],
+  ["The team's laptops run macOS 14", "The team's servers run Ubuntu 24.04 now"],
+  ["User's daughter is 7", "User's son turned 9 now"],
+  ["The team bought 3 Dell laptops", "The team has 10 Dell monitors now"],
+  ["Hannah leads the design team", "Diego took over as team lead"],
+];
+
+const SAID_THING_GUARDS: Pair[] = [
+  ["Our frontend is on Vercel.", "Our backend runs on Render now."],
+  ["My notes are in Obsidian.", "My passwords live in Bitwarden these days."],
+  ["Our staging cluster runs Kubernetes 1.27.", "Production is on Kubernetes 1.29 now."],
+];
+
+describe("a thing's value however stated, a version, a role taken over", () => {
+  test("stored: replaces the old value", () => {
+    expect(STORED_THING_CHANGES.filter((p) => !storedReplaces(p))).toEqual([]);
+  });
+
+  test("said: replaces the old value", () => {
+    expect(SAID_THING_CHANGES.filter((p) => !saidReplaces(p).replaces).map((p) => [...p, saidReplaces(p).facts])).toEqual([]);
+  });
+
+  test("stored: another thing, another owner, another version line or a count replaces nothing", () => {
+    expect(STORED_THING_GUARDS.filter(storedReplaces)).toEqual([]);
+  });
+
+  test("said: another thing or another owner replaces nothing", () => {
+    expect(SAID_THING_GUARDS.filter((p) => saidReplaces(p).replaces).map((p) => [...p, saidReplaces(p).facts])).toEqual([]);
+  });
+});
+
 /** Reached by the rules (36 of 37 said, 29 of 30 stored); raise it when they improve, never lower it to let a change in. */
 const RECALL_FLOOR = 0.95;
 

@@ -100,6 +100,10 @@ export interface Facets {
   valueNames: Set<string>;
   /** the common nouns of the value ("ticket" of "uses Jira for tickets") */
   valueNouns: Set<string>;
+  /** the exclusive category the value belongs to ("frontend framework" of "Angular"), whatever the attribute */
+  category: string | null;
+  /** a name with its number in the value, name → number: "kubernetes" → "1.29" of "is on Kubernetes 1.29" */
+  versions: Map<string, string>;
 }
 
 interface Reading {
@@ -361,7 +365,8 @@ function objectOf(rest: Token[]): Token[] {
   const end = rest.findIndex((t) => t.pos === "ADP" || t.pos === "PUNCT");
   if (end <= 0 || end > 4 || !["to", "from"].includes(rest[end]!.w)) return [];
   const np = rest.slice(0, end);
-  return isName(np) || np.some((t) => t.pos === "NUM" || t.shape) ? [] : np;
+  // a name or a number is the value itself ("bumped Node 18 to Node 20"); a noun after a number is a thing ("the 1.4 release")
+  return isName(np) || (np.at(-1)!.pos !== "NOUN" && np.some((t) => t.pos === "NUM" || t.shape)) ? [] : np;
 }
 
 const OCCUPATION_NOUNS = new Set(["job", "career", "profession", "occupation"]);
@@ -490,6 +495,8 @@ function readClause(clause: Clause, text: string): Reading {
   const passive = parts.object.length > 0 ? asPassive(c, parts.object) : null;
   if (passive) return { ...readClause(passive, text), negated };
   const base = { value: parts.value, displaced: parts.displaced, ending: parts.ending, negated, frame: frameOf(c), modality: modalityOf(c) };
+  const change = changeInSubject(c.subject);
+  if (change) return { ...base, ...change, subject: "unknown", attribute: null, kind: "change", about: null };
   const segments = personByName(possessiveSegments(c.subject));
   const copular = isCopular(c) || c.passive || isIntransitiveChange(c, c.rest);
   // 1. "User's new number is …", "The team's retro was moved to Thursdays"; a person is named
@@ -504,7 +511,8 @@ function readClause(clause: Clause, text: string): Reading {
     const employer = category === null && jobAtOrganisation(c, segments.at(-1)!);
     const attribute = category ?? (employer ? "employer" : attributeKey(segments.at(-1)!));
     const owner = ownerKey(segments.slice(0, -1));
-    const about = SPEAKERS.has(owner) ? nounKey(segments.at(-1)!) : owner; // the team's production is "production"
+    // the team's production is "production", and the team's weekly sync is "weekly sync", as "The weekly sync …" names it
+    const about = SPEAKERS.has(owner) ? attributeKey(segments.at(-1)!) : owner;
     return { ...base, subject: owner, attribute, attributeNoun: category ?? (employer ? attribute : nounKey(segments.at(-1)!)), kind, about };
   }
   // A person (or pet) does things of their own ("User's sister lives in Rome"); so does a thing of the
@@ -518,7 +526,8 @@ function readClause(clause: Clause, text: string): Reading {
   if (inverted) return { ...base, ...inverted, value: c.subject, kind: null, about: SPEAKERS.has(inverted.subject) ? inverted.attribute : inverted.subject };
   // 2. "The launch deadline is June 14", "Standup moved to 9:45" (a bare noun; but "Dana moved to Berlin")
   const definite = ["the", "this", "that"].includes(c.subject[0]?.w ?? "") || (segments.length === 1 && c.subject[0]?.pos !== "DET");
-  const agent = isName(c.subject) && c.subject.length === 1 && entityFrame(c) !== null;
+  // a person named alone who goes somewhere or takes a role ("Dana took over as team lead") is no thing
+  const agent = isName(c.subject) && ((c.subject.length === 1 && entityFrame(c) !== null) || parts.role.length > 0);
   if (definite && copular && !isEntity(subject) && subject !== "unknown" && !agent) {
     // "The staging server was upgraded to Ubuntu 24.04", "The API service is on Node 20": a thing's value
     // that is a category term is that category
@@ -527,6 +536,13 @@ function readClause(clause: Clause, text: string): Reading {
     const thing = attributeKey(c.subject) ?? subject; // "the deadline for the migration" → "migration deadline"
     return { ...base, subject: thing, attribute: category ?? thing, attributeNoun: category ?? nounKey(c.subject), kind, thing: true, about: thing };
   }
+  // 3b. a thing of the speaker's placed by its own verb ("The team's wiki now lives on Confluence")
+  //     states the thing's value as "The team's wiki is on Notion" does, by the same preposition
+  const place = c.rest.find((t) => t.pos !== "ADV");
+  if (thing && !person && SPEAKERS.has(owner) && !c.passive && place?.pos === "ADP") {
+    const category = valueCategory(parts.value);
+    return { ...base, subject, attribute: category ?? thing, attributeNoun: category ?? nounKey(segments.at(-1)!), kind: `prep:${place.w}`, about: thing };
+  }
   // 4. the user, the team, a name
   const attribute = entityAttribute(c, parts, text);
   const shaped = attribute === "email" || attribute === "phone";
@@ -534,6 +550,18 @@ function readClause(clause: Clause, text: string): Reading {
   const who = roleOwner && isEntity(roleOwner) ? roleOwner : shaped && subject === "assistant" && /\bthe user\b/.test(text) ? "user" : subject;
   const value = attribute ? parts.value.filter((t) => !(attribute.split(" ").includes(wordKey(t) ?? "") || OCCUPATION_NOUNS.has(t.w))) : parts.value;
   return { ...base, value, subject: who, attribute, kind: null, about: SPEAKERS.has(who) && attribute ? attribute : who };
+}
+
+/**
+ * A change named by the subject, with what it left and what it set: "The upgrade from Postgres 13 to
+ * Postgres 14 went through", "The switch from Jira to Linear is done". Whose change it is, it does not say.
+ */
+function changeInSubject(subject: Token[]): { value: Token[]; displaced: Token[] } | null {
+  const from = indexOfWord(subject, "from");
+  const to = indexOfWord(subject, "to", from + 1);
+  const noun = subject[from - 1];
+  if (from < 1 || to < from + 2 || to === subject.length - 1 || noun?.pos !== "NOUN" || !isChangeVerb(lemma(noun.w))) return null;
+  return { displaced: subject.slice(from + 1, to), value: subject.slice(to + 1) };
 }
 
 const POSSESSIVE_PRONOUNS = new Set(["their", "our", "his", "her", "its", "my"]);
@@ -652,7 +680,21 @@ function readFact(content: string): Facets {
     named: (main?.value ?? []).some(isNameToken),
     valueNames: new Set(keysOf((main?.value ?? []).filter(isNameToken))),
     valueNouns: new Set(keysOf((main?.value ?? []).filter((t) => t.pos === "NOUN"))),
+    category: valueCategory(main?.value ?? []),
+    versions: versionsIn(main?.value ?? []),
   };
+}
+
+/** Names followed by a number: "Python 3.10", "Node 20", "May 19". */
+function versionsIn(value: Token[]): Map<string, string> {
+  const versions = new Map<string, string>();
+  for (let i = 0; i + 1 < value.length; i++) {
+    const [name, number] = [value[i]!, value[i + 1]!];
+    if (name.pos !== "PROPN" || name.shape || number.pos !== "NUM") continue;
+    const [key, version] = [wordKey(name), wordKey(number)];
+    if (key && version) versions.set(key, version);
+  }
+  return versions;
 }
 
 const isNameToken = (t: Token): boolean => t.pos === "PROPN" || t.pos === "NUM" || t.shape !== undefined;

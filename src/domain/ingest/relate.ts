@@ -31,6 +31,11 @@ export { attributeOf, subjectOf } from "./facets.ts";
  *        appointment is on May 16", not "User's dentist's appointment is on May 30"); an employer is
  *        also named by "User's new job is at Spotify", "started (working) at Spotify" and "joined
  *        Spotify as a designer" (not "started at the gym", "joined FitX", "User's first job was at…");
+ *        a thing's value stated by its own verb counts as stated alike by the same preposition ("The
+ *        team's wiki now lives on Confluence" / "The team's wiki is on Notion"), and two values of one
+ *        exclusive category ("on Angular now" / "built with Svelte") however stated; or a new version
+ *        of the same named thing ("Production is on Postgres 15 now" / "The production database runs
+ *        Postgres 14", "The upgrade from Postgres 13 to 14 went through"), see changesVersion;
  *     c. or says "now" (or another change marker) with the same verb and preposition and another
  *        object ("User now commutes by bike" / "User commutes by train"), for verbs whose objects
  *        replace each other (not "has", "speaks", "likes"…).
@@ -161,6 +166,9 @@ function sameAttribute(a: Compared, b: Compared): boolean {
 function resets(a: Compared, b: Compared): boolean {
   if (!sameAttribute(a, b) || sameValue(a, b)) return false;
   if (a.kind === null || b.kind === null || a.kind === "change" || b.kind === "change") return true;
+  // two values of one exclusive category name the attribute however they are stated ("The frontend is
+  // on Angular now" / "The team's frontend is built with Svelte")
+  if (a.changed && a.category !== null && a.category === b.category) return true;
   return a.kind === b.kind && (a.kind !== "state" || a.changed);
 }
 
@@ -187,6 +195,37 @@ function namesAttribute(a: Compared, b: Compared): boolean {
   return shared && intersection(valueOf(a), valueOf(b)) === 0;
 }
 
+/**
+ * Rule 2b, another version of the same named thing, said to be current: "The cluster is on
+ * Kubernetes 1.29 now" / "The team's cluster runs Kubernetes 1.27". The name fixes what the value
+ * is (a version of it); the subject, whose thing it is.
+ */
+function changesVersion(a: Compared, b: Compared): boolean {
+  if (!a.changed || b.negated || !versionOwnersAgree(a, b)) return false;
+  for (const [name, version] of a.versions) {
+    const earlier = b.versions.get(name);
+    // a change that names the version it left ("from Kubernetes 1.28") left only that one
+    if (earlier !== undefined && earlier !== version && (a.displaced.size === 0 || a.displaced.has(earlier))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whose version it is: the same owner; or the same thing named shorter ("Production" of "the
+ * production database", "the API" of "the API service"); or a change the team made or that names
+ * no owner ("The team upgraded to Postgres 13", "The upgrade from Postgres 13 to 14 went through")
+ * to a thing's version, not to a person's.
+ */
+function versionOwnersAgree(a: Compared, b: Compared): boolean {
+  if (sameOwner(a, b)) return true;
+  const [ta, tb] = [thingOf(a), thingOf(b)];
+  if (ta !== null && tb !== null && (namesPart(ta, tb) || namesPart(tb, ta))) return true;
+  return (a.subject === "team" || a.subject === "unknown") && !SPEAKERS.has(b.subject) && b.subject !== "unknown" && !b.subject.includes("'s");
+}
+
+/** A one-word name that is the first or last word of a longer one: "production" of "production database". */
+const namesPart = (short: string, long: string) => !short.includes(" ") && (long.startsWith(`${short} `) || long.endsWith(` ${short}`));
+
 /** Rule 2c: "now" + the same verb frame with another object. */
 function reframes(a: Compared, b: Compared): boolean {
   if (!a.frame || a.frame !== b.frame || !a.changed || b.negated || CUMULATIVE_VERBS.has(a.frame.split(" ")[0]!)) return false;
@@ -205,7 +244,8 @@ function sameOwner(a: Compared, b: Compared): boolean {
   if (a.subject === b.subject) return a.subject !== "unknown";
   if (SPEAKERS.has(a.subject) && SPEAKERS.has(b.subject)) return false; // the user's email is not the team's
   const [ta, tb] = [thingOf(a), thingOf(b)];
-  return ta !== null && (ta === tb || (a.thing && refersTo(ta, tb)));
+  // "the deadline" and "User's appointment" may name what an earlier fact named in full
+  return ta !== null && (ta === tb || ((a.thing || SPEAKERS.has(a.subject)) && refersTo(ta, tb)));
 }
 
 /** A new "the deadline" or "Standup" names the thing an earlier fact named in full ("the migration deadline", "the team's daily standup"). */
@@ -226,6 +266,7 @@ export function inferRelation(newFact: RelatableFact, existing: RelatableFact): 
   if (replacing && !b.intention && displaces(a, b, sameSubject)) return "supersedes";
   if (modal) return sameSubject ? "related_to" : null;
   if (replacing && sameOwner(a, b) && (resets(a, b) || changesThing(a, b) || namesAttribute(a, b))) return "supersedes";
+  if (replacing && changesVersion(a, b)) return "supersedes";
   if (replacing && sameSubject && reframes(a, b)) return "supersedes";
   if (sameOwner(a, b) && a.attribute && a.attribute === b.attribute && !a.negated && sameValue(a, b)) return "supports";
   if (a.negated === b.negated && containment(b.core, a.core) >= 0.8 && (sameSubject || bigEnough)) return "supports";
