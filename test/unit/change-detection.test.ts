@@ -460,6 +460,7 @@ const STORED_THING_GUARDS: Pair[] = [
   ["The team's API runs on Node 20", "The team's API now runs on port 8080"],
   ["The team's frontend uses React 18", "The team's backend runs on Node 20 now"],
   ["The team's wiki is on Notion", "The team's roadmap now lives on Linear"],
+  ["The team's office is on the second floor", "The team's office now opens on weekdays"],
   ["User's photos are in iCloud", "User's music is in Spotify now"],
   ["User owns an iPhone 12", "User's partner has an iPhone 15 now"],
   ["The staging cluster runs Kubernetes 1.27", "The production cluster is on Kubernetes 1.29 now"],
