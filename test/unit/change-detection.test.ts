@@ -444,6 +444,7 @@ const STORED_THING_CHANGES: Pair[] = [
   ["The API gateway is on Envoy 1.26", "The gateway runs Envoy 1.28 now"],
   ["The team lead is Hannah", "Diego took over as team lead from Hannah"],
   ["User's dentist appointment is on June 2", "User's appointment is on June 9 now"],
+  ["The migration deadline is June 28", "They pushed the deadline, it is July 12 now"],
 ];
 
 const SAID_THING_CHANGES: Pair[] = [
@@ -452,6 +453,7 @@ const SAID_THING_CHANGES: Pair[] = [
   ["Our weekly planning is on Tuesdays.", "We moved the weekly planning to Wednesdays."],
   ["Our cluster runs Kubernetes 1.27.", "The cluster is on Kubernetes 1.29 now."],
   ["Our web app is built with Vue.", "The web app is on React now."],
+  ["The deadline for the grant is May 2.", "They moved the deadline again, it is May 16 now."],
 ];
 
 const STORED_THING_GUARDS: Pair[] = [
@@ -472,6 +474,7 @@ const STORED_THING_GUARDS: Pair[] = [
   ["User's daughter is 7", "User's son turned 9 now"],
   ["The team bought 3 Dell laptops", "The team has 10 Dell monitors now"],
   ["Hannah leads the design team", "Diego took over as team lead"],
+  ["The team's standup is at 9:30", "The team moved the standup, it was too early"],
 ];
 
 const SAID_THING_GUARDS: Pair[] = [

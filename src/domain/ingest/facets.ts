@@ -636,7 +636,7 @@ function readFact(content: string): Facets {
   const labelled = label ? clausesOf(claim.slice(label[0].length)) : [];
   const body = labelled.length > 0 ? claim.slice(label![0].length) : claim;
   const lower = body.toLowerCase();
-  const clauses = labelled.length > 0 ? labelled : clausesOf(body);
+  const clauses = resolveIt(labelled.length > 0 ? labelled : clausesOf(body));
   const readings = clauses.map((c) => readClause(c, lower));
   // a clause that borrows its subject keeps the modality of the one before: "plans to sell the Corolla and buy a Tesla"
   for (let i = 1; i < readings.length; i++) {
@@ -684,6 +684,20 @@ function readFact(content: string): Facets {
     category: valueCategory(main?.value ?? []),
     versions: versionsIn(main?.value ?? []),
   };
+}
+
+/**
+ * "it" after a change to a named thing is that thing: "They moved the deadline again, it is July 23
+ * now" reads its second clause as "the deadline is July 23 now".
+ */
+function resolveIt(clauses: Clause[]): Clause[] {
+  return clauses.map((c, i) => {
+    const before = clauses[i - 1];
+    if (i === 0 || c.subject.length !== 1 || c.subject[0]!.w !== "it" || !before || !isChangeVerb(before.verb)) return c;
+    const end = before.rest.findIndex((t) => t.pos !== "DET" && t.pos !== "NOUN" && t.pos !== "ADJ");
+    const object = end < 0 ? before.rest : before.rest.slice(0, end);
+    return object[0]?.w === "the" && object.at(-1)?.pos === "NOUN" ? { ...c, subject: object } : c;
+  });
 }
 
 /** Names followed by a number: "Python 3.10", "Node 20", "May 19". */
