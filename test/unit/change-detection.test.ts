@@ -445,6 +445,10 @@ const STORED_THING_CHANGES: Pair[] = [
   ["The team lead is Hannah", "Diego took over as team lead from Hannah"],
   ["User's dentist appointment is on June 2", "User's appointment is on June 9 now"],
   ["The migration deadline is June 28", "They pushed the deadline, it is July 12 now"],
+  ["The deadline got pushed to June 28", "The migration deadline moved from June 28 to July 9"],
+  ["The release slipped to March 17", "The team moved the 2.0 release from March 17 to April 7"],
+  ["The upgrade from Postgres 13 to Postgres 14 went through", "Production is on Postgres 15 now"],
+  ["The team upgraded to Postgres 13", "The upgrade from Postgres 13 to Postgres 14 went through"],
 ];
 
 const SAID_THING_CHANGES: Pair[] = [
@@ -475,6 +479,8 @@ const STORED_THING_GUARDS: Pair[] = [
   ["The team bought 3 Dell laptops", "The team has 10 Dell monitors now"],
   ["Hannah leads the design team", "Diego took over as team lead"],
   ["The team's standup is at 9:30", "The team moved the standup, it was too early"],
+  ["The deadline is June 28", "The tax deadline moved from July 1 to July 15"],
+  ["The upgrade from Node 18 to Node 20 went through", "User's partner runs Node 22 now"],
 ];
 
 const SAID_THING_GUARDS: Pair[] = [

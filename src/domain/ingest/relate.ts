@@ -129,6 +129,8 @@ function displaces(a: Compared, b: Compared, sameSubject: boolean): boolean {
   // "hosts the docs on GitBook", "moved deployments from Kubernetes…" / "deploys services on Kubernetes"
   const besides = (f: Compared) => new Set([...f.words].filter((w) => !a.displaced.has(w) && !a.value.has(w) && !f.subject.split(/[\s']+/).includes(w)).map(stemWord));
   const shareWord = intersection(besides(a), besides(b)) > 0;
+  // the thing named in full after a shorter name for it: "The migration deadline moved from June 28 …" / "The deadline got pushed to June 28"
+  if (a.thing && b.thing && refersTo(thingOf(b), thingOf(a))) return true;
   if (sameOwner(a, b)) {
     if (a.attribute && b.attribute) return sameAttribute(a, b);
     // an attribute named only by the new fact: the old one must share a word, or be about the displaced
@@ -220,8 +222,12 @@ function versionOwnersAgree(a: Compared, b: Compared): boolean {
   if (sameOwner(a, b)) return true;
   const [ta, tb] = [thingOf(a), thingOf(b)];
   if (ta !== null && tb !== null && (namesPart(ta, tb) || namesPart(tb, ta))) return true;
-  return (a.subject === "team" || a.subject === "unknown") && !SPEAKERS.has(b.subject) && b.subject !== "unknown" && !b.subject.includes("'s");
+  return (teamsOrNobodys(a) && (teamsOrNobodys(b) || isThing(b))) || (teamsOrNobodys(b) && isThing(a));
 }
+
+const teamsOrNobodys = (f: Compared) => f.subject === "team" || f.subject === "unknown";
+/** A thing, not a person's: "production database", not "user" or "user's partner". */
+const isThing = (f: Compared) => !SPEAKERS.has(f.subject) && f.subject !== "unknown" && !f.subject.includes("'s");
 
 /** A one-word name that is the first or last word of a longer one: "production" of "production database". */
 const namesPart = (short: string, long: string) => !short.includes(" ") && (long.startsWith(`${short} `) || long.endsWith(` ${short}`));
