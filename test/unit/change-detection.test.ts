@@ -449,6 +449,8 @@ const STORED_THING_CHANGES: Pair[] = [
   ["The release slipped to March 17", "The team moved the 2.0 release from March 17 to April 7"],
   ["The upgrade from Postgres 13 to Postgres 14 went through", "Production is on Postgres 15 now"],
   ["The team upgraded to Postgres 13", "The upgrade from Postgres 13 to Postgres 14 went through"],
+  ["The team's error tracking is on Sentry", "Error tracking runs on Bugsnag now"],
+  ["The team's wiki is on Notion", "The wiki lives on Outline now"],
 ];
 
 const SAID_THING_CHANGES: Pair[] = [
@@ -481,6 +483,8 @@ const STORED_THING_GUARDS: Pair[] = [
   ["The team's standup is at 9:30", "The team moved the standup, it was too early"],
   ["The deadline is June 28", "The tax deadline moved from July 1 to July 15"],
   ["The upgrade from Node 18 to Node 20 went through", "User's partner runs Node 22 now"],
+  ["The team's wiki is on Notion", "The roadmap lives on Linear now"],
+  ["Dana lives in Berlin", "Dana's office is in Potsdam now"],
 ];
 
 const SAID_THING_GUARDS: Pair[] = [

@@ -536,13 +536,16 @@ function readClause(clause: Clause, text: string): Reading {
     const thing = attributeKey(c.subject) ?? subject; // "the deadline for the migration" → "migration deadline"
     return { ...base, subject: thing, attribute: category ?? thing, attributeNoun: category ?? nounKey(c.subject), kind, thing: true, about: thing };
   }
-  // 3b. a thing of the speaker's placed by its own verb at a name ("The team's wiki now lives on
-  //     Confluence") states the thing's value as "The team's wiki is on Notion" does, by the same
-  //     preposition (not "The team's office opens on weekdays": the verb says what it is about)
+  // 2b. a thing placed by its own verb at a name ("The team's wiki now lives on Confluence",
+  //     "Monitoring runs on Honeycomb now") states its value as "The team's wiki is on Notion" does,
+  //     by the same preposition (not "The team's office opens on weekdays": the verb says what it is about)
   const place = c.rest.find((t) => t.pos !== "ADV");
-  if (thing && !person && SPEAKERS.has(owner) && !c.passive && place?.pos === "ADP" && namesOnly(parts.value)) {
+  const speakers = thing !== null && !person && SPEAKERS.has(owner);
+  const placed = speakers ? thing : definite && !isEntity(subject) && subject !== "unknown" && !agent ? (attributeKey(c.subject) ?? subject) : null;
+  if (placed && !c.passive && place?.pos === "ADP" && namesOnly(parts.value)) {
     const category = valueCategory(parts.value);
-    return { ...base, subject, attribute: category ?? thing, attributeNoun: category ?? nounKey(segments.at(-1)!), kind: `prep:${place.w}`, about: thing };
+    const noun = nounKey(speakers ? segments.at(-1)! : c.subject);
+    return { ...base, subject: speakers ? subject : placed, attribute: category ?? placed, attributeNoun: category ?? noun, kind: `prep:${place.w}`, thing: !speakers, about: placed };
   }
   // 4. the user, the team, a name
   const attribute = entityAttribute(c, parts, text);
