@@ -405,23 +405,22 @@ describe("a wish, plan or possibility is not a change", () => {
   });
 });
 
-describe("a new employer or a decided move", () => {
-  test("stored: replaces the old employer or home", () => {
-    expect(STORED_NEW_EMPLOYER_OR_DECISION.filter((p) => !storedReplaces(p))).toEqual([]);
+/** Every change of a rule's group replaces, said and stored; none of its guards does. */
+function describeRule(name: string, pairs: { stored: Pair[]; said: Pair[]; storedGuards: Pair[]; saidGuards: Pair[] }, guarded: string): void {
+  const saidFailures = (list: Pair[], wanted: boolean) => list.filter((p) => saidReplaces(p).replaces !== wanted).map((p) => [...p, saidReplaces(p).facts]);
+  describe(name, () => {
+    test("stored: replaces the old value", () => expect(pairs.stored.filter((p) => !storedReplaces(p))).toEqual([]));
+    test("said: replaces the old value", () => expect(saidFailures(pairs.said, true)).toEqual([]));
+    test(`stored: ${guarded} replaces nothing`, () => expect(pairs.storedGuards.filter(storedReplaces)).toEqual([]));
+    test(`said: ${guarded} replaces nothing`, () => expect(saidFailures(pairs.saidGuards, false)).toEqual([]));
   });
+}
 
-  test("said: replaces the old employer or home", () => {
-    expect(SAID_NEW_EMPLOYER_OR_DECISION.filter((p) => !saidReplaces(p).replaces).map((p) => [...p, saidReplaces(p).facts])).toEqual([]);
-  });
-
-  test("stored: a visit, someone else's job, a refusal, a past job or a membership replaces nothing", () => {
-    expect(STORED_NEAR_EMPLOYER_OR_DECISION.filter(storedReplaces)).toEqual([]);
-  });
-
-  test("said: a visit, someone else's job, a refusal, a past job or a membership replaces nothing", () => {
-    expect(SAID_NEAR_EMPLOYER_OR_DECISION.filter((p) => saidReplaces(p).replaces).map((p) => [...p, saidReplaces(p).facts])).toEqual([]);
-  });
-});
+describeRule(
+  "a new employer or a decided move",
+  { stored: STORED_NEW_EMPLOYER_OR_DECISION, said: SAID_NEW_EMPLOYER_OR_DECISION, storedGuards: STORED_NEAR_EMPLOYER_OR_DECISION, saidGuards: SAID_NEAR_EMPLOYER_OR_DECISION },
+  "a visit, someone else's job, a refusal, a past job or a membership",
+);
 
 /**
  * A thing's value stated by its own verb ("The team's wiki now lives on Confluence" against "is on
@@ -493,23 +492,11 @@ const SAID_THING_GUARDS: Pair[] = [
   ["Our staging cluster runs Kubernetes 1.27.", "Production is on Kubernetes 1.29 now."],
 ];
 
-describe("a thing's value however stated, a version, a role taken over", () => {
-  test("stored: replaces the old value", () => {
-    expect(STORED_THING_CHANGES.filter((p) => !storedReplaces(p))).toEqual([]);
-  });
-
-  test("said: replaces the old value", () => {
-    expect(SAID_THING_CHANGES.filter((p) => !saidReplaces(p).replaces).map((p) => [...p, saidReplaces(p).facts])).toEqual([]);
-  });
-
-  test("stored: another thing, another owner, another version line or a count replaces nothing", () => {
-    expect(STORED_THING_GUARDS.filter(storedReplaces)).toEqual([]);
-  });
-
-  test("said: another thing or another owner replaces nothing", () => {
-    expect(SAID_THING_GUARDS.filter((p) => saidReplaces(p).replaces).map((p) => [...p, saidReplaces(p).facts])).toEqual([]);
-  });
-});
+describeRule(
+  "a thing's value however stated, a version, a role taken over",
+  { stored: STORED_THING_CHANGES, said: SAID_THING_CHANGES, storedGuards: STORED_THING_GUARDS, saidGuards: SAID_THING_GUARDS },
+  "another thing, another owner, another version line or a count",
+);
 
 /** Reached by the rules (36 of 37 said, 29 of 30 stored); raise it when they improve, never lower it to let a change in. */
 const RECALL_FLOOR = 0.95;

@@ -22,7 +22,8 @@ export { attributeOf, subjectOf } from "./facets.ts";
  *        differ (when the existing fact has none, the two share a word besides the value: "moved
  *        the docs from GitBook…" / "hosts the docs on GitBook"), or
  *        about the existing fact's subject itself ("Dana took over the team from Chris" / "Chris
- *        runs the team");
+ *        runs the team"), or about a thing the existing fact named shorter ("The migration deadline
+ *        moved from June 28 …" / "The deadline got pushed to June 28");
  *     b. or sets another value of the same subject and attribute, stated alike (kind) or as a change
  *        ("User's name is Anna" / "User's name is Ana", "User switched to Helix" / "User uses Vim",
  *        "The standup moved to Wednesday" / "The standup is on Mondays", "User's partner is at Allianz
