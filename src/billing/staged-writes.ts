@@ -77,11 +77,11 @@ export class StagingStore implements MemoryStore {
   releasePaymentNonce(key: string): Promise<void> {
     return this.inner.releasePaymentNonce(key);
   }
-  stats(userId: string, now: number): Promise<Stats> {
-    return this.inner.stats(userId, now);
+  stats(userId: string, now: number, filter?: Pick<MemoryFilter, "namespace">): Promise<Stats> {
+    return this.inner.stats(userId, now, filter);
   }
-  namespaces(userId: string, now: number): Promise<{ namespace: string; count: number }[]> {
-    return this.inner.namespaces(userId, now);
+  namespaces(userId: string, now: number, filter?: Pick<MemoryFilter, "agent_id">): Promise<{ namespace: string; count: number }[]> {
+    return this.inner.namespaces(userId, now, filter);
   }
   scanAll(batchSize: number): AsyncIterable<{ user_id: string; memory: Memory }[]> {
     return this.inner.scanAll(batchSize);

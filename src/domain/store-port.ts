@@ -170,8 +170,10 @@ export interface MemoryStore {
   relationsAmong(userId: string, ids: string[], now: number): Promise<Relation[]>;
   deleteRelation(userId: string, memoryId: string, relationId: string): Promise<boolean>;
 
-  stats(userId: string, now: number): Promise<Stats>;
-  namespaces(userId: string, now: number): Promise<{ namespace: string; count: number }[]>;
+  /** The wallet's statistics, or one namespace's. */
+  stats(userId: string, now: number, filter?: Pick<MemoryFilter, "namespace">): Promise<Stats>;
+  /** Active memories per namespace, of every agent or one. */
+  namespaces(userId: string, now: number, filter?: Pick<MemoryFilter, "agent_id">): Promise<{ namespace: string; count: number }[]>;
 
   /** Every non-deleted memory of every user, in batches (for re-embedding). */
   scanAll(batchSize: number): AsyncIterable<{ user_id: string; memory: Memory }[]>;

@@ -3,7 +3,7 @@ import { swagger } from "@elysiajs/swagger";
 import type { AppDeps } from "./deps";
 import { toErrorReply } from "./errors";
 import { reportFreeTier } from "./auth-plugin";
-import { checkDeclaredLength, parseJsonBody, requestIdOf } from "./validation";
+import { checkDeclaredLength, closedQueries, parseJsonBody, requestIdOf } from "./validation";
 import { memoryRoutes } from "./routes/memories";
 import { coreRoutes } from "./routes/core";
 import { relationRoutes } from "./routes/relations";
@@ -36,6 +36,7 @@ export function createApp(deps: AppDeps) {
       checkDeclaredLength(request);
     })
     .onParse({ as: "global" }, parseJsonBody)
+    .onTransform({ as: "global" }, closedQueries(app))
     .onError({ as: "global" }, async (context) => {
       const { code, error, set, request, route } = context;
       const { reply, unexpected } = toErrorReply(code, error);

@@ -195,3 +195,34 @@ export const requestIdOf = (request: Request) => {
   const given = request.headers.get("x-request-id");
   return given && SANE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
 };
+
+/** The query parameters each API route declares, by "METHOD /route/:pattern". */
+type DeclaredQueries = Map<string, string[]>;
+
+function declaredQueries(routes: { method: string; path: string; hooks?: unknown }[]): DeclaredQueries {
+  const declared: DeclaredQueries = new Map();
+  for (const { method, path, hooks } of routes) {
+    const query = (hooks as { query?: { properties?: Record<string, unknown> } } | undefined)?.query;
+    declared.set(`${method} ${path}`, Object.keys(query?.properties ?? {}));
+  }
+  return declared;
+}
+
+/**
+ * Query strings are closed on the API (/v1/…), as bodies are: a parameter the route does not declare
+ * is a 422 naming it (`query/<name>`, rule unknown_field), never silently ignored, so a misspelt
+ * `namespce` does not answer for every namespace. Elysia's query validation drops undeclared keys
+ * instead, so this runs before it (a global transform), against the routes' own schemas, read once
+ * from the app when the first request arrives. Every parameter the MemoClaw clients send is declared.
+ */
+export function closedQueries(app: { routes: { method: string; path: string; hooks?: unknown }[] }) {
+  let declared: DeclaredQueries | null = null;
+  return ({ request, route, query }: { request: Request; route: string; query: Record<string, unknown> }): void => {
+    if (!route.startsWith("/v1/")) return;
+    declared ??= declaredQueries(app.routes);
+    const allowed = declared.get(`${request.method} ${route}`);
+    if (allowed === undefined) return;
+    const unknown = Object.keys(query).find((key) => !allowed.includes(key));
+    if (unknown !== undefined) throw validationFailure([unknownField(`query/${pointerSegment(unknown)}`, allowed)]);
+  };
+}

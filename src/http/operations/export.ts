@@ -122,11 +122,11 @@ export async function exportAnswer(deps: Pick<AppDeps, "memories">, userId: stri
 }
 
 /** The namespaces answer for GET /v1/namespaces and the MCP `namespaces` tool, with MemoClaw's `name` and `last_memory_at`. */
-export async function namespacesAnswer(deps: AppDeps, userId: string) {
-  const namespaces = await deps.store.namespaces(userId, deps.clock());
+export async function namespacesAnswer(deps: AppDeps, userId: string, filter: Pick<MemoryFilter, "agent_id"> = {}) {
+  const namespaces = await deps.store.namespaces(userId, deps.clock(), filter);
   const described = [];
   for (const { namespace, count } of namespaces) {
-    const newest = await deps.memories.list(userId, { namespace }, { limit: 1, offset: 0 });
+    const newest = await deps.memories.list(userId, { namespace, agent_id: filter.agent_id }, { limit: 1, offset: 0 });
     described.push({ namespace, name: namespace, count, last_memory_at: newest.memories[0]?.created_at ?? null });
   }
   return { namespaces: described, total: described.length };

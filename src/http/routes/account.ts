@@ -60,11 +60,16 @@ export const accountRoutes = (deps: AppDeps) =>
       response: { 200: t.Object({ wallet: t.String(), free_tier_remaining: t.Integer(), free_tier_total: t.Integer(), free_tier_used: t.Integer() }) },
       detail: { summary: "Free calls left for this wallet" },
     })
-    .get("/v1/stats", ({ userId }) => deps.store.stats(userId, deps.clock()), { response: { 200: Stats }, detail: { summary: "Memory statistics" } })
+    .get("/v1/stats", ({ query, userId }) => deps.store.stats(userId, deps.clock(), query), {
+      query: t.Object({ namespace: t.Optional(ScopeField) }),
+      response: { 200: Stats },
+      detail: { summary: "Memory statistics", description: "Of the whole wallet, or of one `namespace` (MemoClaw's CLI sends it)." },
+    })
     .get(
       "/v1/namespaces",
-      ({ userId }) => namespacesAnswer(deps, userId),
+      ({ query, userId }) => namespacesAnswer(deps, userId, query),
       {
+        query: t.Object({ agent_id: t.Optional(ScopeField) }),
         response: {
           200: t.Object({
             namespaces: t.Array(

@@ -630,9 +630,9 @@ export class RedisStore implements TransferableStore {
    * One FT.AGGREGATE for the totals (count, sums, never-accessed, oldest/newest creation ms),
    * one count for the pinned, one GROUPBY each for types and namespaces.
    */
-  async stats(userId: string, now: number): Promise<Stats> {
+  async stats(userId: string, now: number, filter: Pick<MemoryFilter, "namespace"> = {}): Promise<Stats> {
     await this.accesses.flush(); // the aggregate below sums access_count in the index, accessCorrection the rest
-    const active = memoryFilterQuery(userId, {}, now);
+    const active = memoryFilterQuery(userId, { namespace: filter.namespace }, now);
     const [totals, pinned_count, by_type, by_namespace, correction] = await Promise.all([
       this.aggregate(userId, active, [
         "APPLY", "@access_count < 1", "AS", "never",
@@ -647,7 +647,7 @@ export class RedisStore implements TransferableStore {
       this.search(userId, `${active} ${tagAnyOf("pinned", [YES])}`, ["LIMIT", "0", "0"]).then((r) => r.total),
       this.groupCounts(userId, active, "memory_type"),
       this.groupCounts(userId, active, "namespace"),
-      this.accessCorrection(userId, now),
+      this.accessCorrection(userId, now, filter.namespace),
     ]);
     const row = totals[0];
     const total = Number(row?.get("n") ?? 0);
@@ -671,7 +671,7 @@ export class RedisStore implements TransferableStore {
    * them, and how many memories it took out of never-accessed, over the user's active memories.
    * Fields whose memory is gone (expired without hash field TTLs) are removed on the way.
    */
-  private async accessCorrection(userId: string, now: number): Promise<{ accesses: number; nowAccessed: number }> {
+  private async accessCorrection(userId: string, now: number, namespace?: string): Promise<{ accesses: number; nowAccessed: number }> {
     const hash = this.keys.access(userId);
     const wallet = this.wallet(userId);
     let cursor = "0";
@@ -688,16 +688,18 @@ export class RedisStore implements TransferableStore {
       }
       if (ids.length === 0) continue;
       const keys = ids.map((id) => this.keys.memory(userId, id));
-      const [states, counts] = (await wallet
+      const [states, counts, namespaces] = (await wallet
         .multi()
         .addCommand(["JSON.MGET", ...keys, "$.ix"])
         .addCommand(["JSON.MGET", ...keys, "$.m.access_count"])
-        .execAsPipeline()) as unknown as [(string | null)[], (string | null)[]];
+        .addCommand(["JSON.MGET", ...keys, "$.m.namespace"])
+        .execAsPipeline()) as unknown as [(string | null)[], (string | null)[], (string | null)[]];
       const gone: string[] = [];
       ids.forEach((id, i) => {
         const [state] = states[i] ? (JSON.parse(states[i]!) as { user_id: string; deleted: string; expires: number }[]) : [];
         if (!state) return void gone.push(id);
         if (state.user_id !== userId || state.deleted === YES || state.expires <= now) return;
+        if (namespace !== undefined && (JSON.parse(namespaces[i] ?? "[]") as string[])[0] !== namespace) return;
         const [base] = JSON.parse(counts[i] ?? "[0]") as number[];
         const { count } = parseAccess(held[i]!);
         accesses += count - (base ?? 0);
@@ -708,8 +710,8 @@ export class RedisStore implements TransferableStore {
     return { accesses, nowAccessed };
   }
 
-  async namespaces(userId: string, now: number): Promise<{ namespace: string; count: number }[]> {
-    const groups = await this.groupCounts(userId, memoryFilterQuery(userId, {}, now), "namespace");
+  async namespaces(userId: string, now: number, filter: Pick<MemoryFilter, "agent_id"> = {}): Promise<{ namespace: string; count: number }[]> {
+    const groups = await this.groupCounts(userId, memoryFilterQuery(userId, { agent_id: filter.agent_id }, now), "namespace");
     return groups.map(({ value, count }) => ({ namespace: value, count }));
   }
 

@@ -528,9 +528,9 @@ export class SqliteStore implements TransferableStore {
     return result.changes > 0;
   }
 
-  async stats(userId: string, now: number): Promise<Stats> {
+  async stats(userId: string, now: number, filter: Pick<MemoryFilter, "namespace"> = {}): Promise<Stats> {
     this.accesses.flushSync(); // the totals below read access_count in SQL
-    const where = memoryWhere(userId, {}, now);
+    const where = memoryWhere(userId, { namespace: filter.namespace }, now);
     const totals = this.db
       .query(
         `select count(*) as total_memories, coalesce(sum(m.pinned), 0) as pinned_count,
@@ -542,11 +542,12 @@ export class SqliteStore implements TransferableStore {
     const by_type = this.db
       .query(`select m.memory_type, count(*) as count from memories m where ${where.sql} group by m.memory_type order by count desc, m.memory_type`)
       .all(...where.params) as Stats["by_type"];
-    return { ...totals, by_type, by_namespace: await this.namespaces(userId, now) };
+    const by_namespace = (await this.namespaces(userId, now)).filter((n) => filter.namespace === undefined || n.namespace === filter.namespace);
+    return { ...totals, by_type, by_namespace };
   }
 
-  async namespaces(userId: string, now: number): Promise<{ namespace: string; count: number }[]> {
-    const where = memoryWhere(userId, {}, now);
+  async namespaces(userId: string, now: number, filter: Pick<MemoryFilter, "agent_id"> = {}): Promise<{ namespace: string; count: number }[]> {
+    const where = memoryWhere(userId, { agent_id: filter.agent_id }, now);
     return this.db
       .query(`select m.namespace, count(*) as count from memories m where ${where.sql} group by m.namespace order by count desc, m.namespace`)
       .all(...where.params) as { namespace: string; count: number }[];
