@@ -40,9 +40,9 @@
  * loads it again.
  *
  * What the memory is made of is read inside the service by scripts/bench/memory-probe.ts (JSC's heap,
- * mimalloc and glibc malloc as they count themselves, and what each holds resident by
- * `/proc/self/smaps`: mimalloc's own "in use" is kept per thread and reads high once workers have
- * run) and from `/metrics` (the cache's own accounting), at each reading and again
+ * mimalloc and glibc malloc as they count themselves), by what each holds resident in the service's
+ * `/proc/<pid>/smaps`, parsed here (mimalloc's own "in use" is kept per thread and reads high once
+ * workers have run; parsing smaps inside the service grew its native heap), and from `/metrics` (the cache's own accounting), at each reading and again
  * after a forced collection (a diagnosis: the figures are the readings before it); the service's CPU
  * per wallet and per soak request, by thread, from /proc (the cost side).
  *
@@ -54,7 +54,7 @@
  * Progress goes to stderr; the tables to stdout.
  */
 import { parseArgs } from "node:util";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { keccak256, toHex } from "viem";
@@ -64,7 +64,7 @@ import { ensureBuiltInModel, isBuiltInModel } from "../../src/embed/built-in-mod
 import { BENCH_MODEL, cpuByName, printTable, scrapeCache, threadCpu } from "./bench-util.ts";
 import { anonymousRss } from "../../src/store/sqlite/rss-watch.ts";
 import { prng, syntheticMemory, syntheticQuery, type Rng } from "./synthetic.ts";
-import type { ProbeAnswer } from "./memory-probe.ts";
+import { smapsByAllocator, type ProbeAnswer, type SmapsByAllocator } from "./memory-probe.ts";
 import { spawnProbed } from "./probe-client.ts";
 
 const { values: args } = parseArgs({
@@ -334,14 +334,21 @@ async function soak(seconds: number): Promise<{ requests: number; stored: number
 
 type CacheScrape = Awaited<ReturnType<typeof scrapeCache>>;
 const cacheBytes = (c: CacheScrape) => Object.values(c.bytes).reduce((a, b) => a + b, 0);
-type Reading = { label: string; anon: number; probe: ProbeAnswer; collected: ProbeAnswer; cache: CacheScrape };
+type Reading = { label: string; anon: number; probe: ProbeAnswer; smaps: SmapsByAllocator & { rssAnon: number }; collected: ProbeAnswer; cache: CacheScrape };
+
+/** The service's anonymous pages by allocator, and its RssAnon right after reading them. */
+function smapsOfService(blocks: string[]): SmapsByAllocator & { rssAnon: number } {
+  const smaps = smapsByAllocator(readFileSync(`/proc/${server.pid}/smaps`, "utf8"), blocks);
+  return { ...smaps, rssAnon: rssAnon() };
+}
 
 /** After --idle s: RssAnon as a user sees it, the probe's reading, then (a diagnosis) the probe's after a forced GC. */
 async function settle(label: string): Promise<Reading> {
   if (idle > 0) log(`${label}: idle ${idle} s`);
   await Bun.sleep(idle * 1000);
   const anon = rssAnon();
-  const reading = { label, anon, probe: await probe(), cache: await scrapeCache(base), collected: await probe(true) };
+  const answer = await probe();
+  const reading = { label, anon, probe: answer, smaps: smapsOfService(answer.mimallocBlocks), cache: await scrapeCache(base), collected: await probe(true) };
   log(`${label}: RssAnon ${mib(anon)} MiB, cache ${mib(cacheBytes(reading.cache))} MiB (${reading.cache.wallets} wallets)`);
   return reading;
 }
@@ -457,7 +464,7 @@ printTable(["figure", "measured", "target", ""], figures);
 console.log("\nwhat the memory is made of at each reading (MiB; memory-probe.ts)\n");
 printTable(
   ["reading", "RssAnon", "cache accounted / cap", "wallets cached", "rows cached", "main JS heap live / held", "of which typed arrays", "mimalloc in use", "mimalloc beyond the main JS heap", "glibc malloc in use / held (onnxruntime)", "smaps: mimalloc resident (its mappings / its reserved)", "smaps: glibc resident", "smaps: other anonymous", "smaps: the three − RssAnon", "RssAnon after a forced GC"],
-  readings.map(({ label, anon, probe: p, cache, collected }) => [
+  readings.map(({ label, anon, probe: p, smaps, cache, collected }) => [
     label,
     mib(anon),
     `${mib(cacheBytes(cache))} / ${mib(cache.cap)}`,
@@ -468,10 +475,10 @@ printTable(
     mib(p.mimalloc.inUse),
     mib(p.mimalloc.inUse - p.jsc.heapCapacity),
     p.glibc ? `${mib(p.glibc.inUse)} / ${mib(p.glibc.system + p.glibc.mmap)}` : "—",
-    `${mib(p.smaps.mimalloc)} (${mib(p.smaps.mimallocReserved)} / ${mib(p.mimalloc.reserved)})`,
-    mib(p.smaps.glibc),
-    mib(p.smaps.other),
-    mib(p.smaps.mimalloc + p.smaps.glibc + p.smaps.other - (p.status.RssAnon ?? 0)),
+    `${mib(smaps.mimalloc)} (${mib(smaps.mimallocReserved)} / ${mib(p.mimalloc.reserved)})`,
+    mib(smaps.glibc),
+    mib(smaps.other),
+    mib(smaps.mimalloc + smaps.glibc + smaps.other - smaps.rssAnon),
     mib(collected.status.RssAnon ?? 0),
   ]),
 );

@@ -11,8 +11,11 @@
  *   committed and in use);
  * - glibc malloc, the allocator of the native add-ons (onnxruntime, libvips): malloc_info's totals;
  * - /proc/self/status and smaps_rollup;
- * - /proc/self/smaps by allocator (`smaps`): mimalloc's figures are kept per thread and read too high
- *   once worker threads have run, the pages its reservations hold are not.
+ * - where mimalloc's arenas are (`mimallocBlocks`), for the bench to read /proc/<pid>/smaps by
+ *   allocator itself (smapsByAllocator): mimalloc's figures are kept per thread and read too high
+ *   once worker threads have run, the pages its reservations hold are not. The bench parses smaps,
+ *   not the service: parsing its ~2 MB of text here left ~11 MiB of the service's native heap
+ *   behind, the very memory the readings measure.
  */
 import { heapStats } from "bun:jsc";
 import { dlopen, FFIType, ptr } from "bun:ffi";
@@ -28,8 +31,17 @@ export interface ProbeAnswer {
   memoryUsage: NodeJS.MemoryUsage;
   mimalloc: { committed: number; reserved: number; inUse: number; pagesCommitted: number; threads: number; bins: Record<number, number> };
   glibc: { system: number; free: number; mmap: number; inUse: number } | null;
-  /** anonymous resident bytes of /proc/self/smaps by whose mappings hold them; the three sum to `anonymous` */
-  smaps: { mimalloc: number; mimallocReserved: number; glibc: number; other: number; anonymous: number };
+  /** addresses (hex) of blocks mimalloc has just handed out: small, medium and large, one in each of its arenas in use */
+  mimallocBlocks: string[];
+}
+
+/** Anonymous resident bytes of a process's smaps by whose mappings hold them; the three sum to `anonymous`. */
+export interface SmapsByAllocator {
+  mimalloc: number;
+  mimallocReserved: number;
+  glibc: number;
+  other: number;
+  anonymous: number;
 }
 
 /** Lines `Name:   N kB` as bytes. */
@@ -82,10 +94,10 @@ interface Mapping {
   anonymous: number;
 }
 
-/** /proc/self/smaps's mappings, in address order. */
-function mappings(): Mapping[] {
+/** An smaps file's mappings, in address order. */
+function mappings(smaps: string): Mapping[] {
   const out: Mapping[] = [];
-  for (const text of readFileSync("/proc/self/smaps", "utf8").split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/)) {
+  for (const text of smaps.split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/)) {
     const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \d+ *(.*)$/m.exec(text);
     if (!head) continue;
     const anonymous = Number(/^Anonymous:\s+(\d+) kB$/m.exec(text)?.[1] ?? 0) * 1024;
@@ -95,7 +107,8 @@ function mappings(): Mapping[] {
 }
 
 /**
- * /proc/self/smaps's anonymous pages by allocator. mimalloc's: the runs of adjacent unnamed
+ * A process's anonymous pages by allocator, from its smaps text and the addresses of blocks its
+ * mimalloc handed out (ProbeAnswer.mimallocBlocks). mimalloc's: the runs of adjacent unnamed
  * mappings that hold blocks it has just handed out. Its arenas are reserved whole (1 GiB at first),
  * so one block of each size class finds them, and a run because the kernel splits a reservation
  * into several mappings as parts of it change flags; `mimallocReserved` against heapStats'
@@ -103,13 +116,10 @@ function mappings(): Mapping[] {
  * JIT and structure reservations, thread stacks, glibc's blocks of 128 KiB and more, which it maps
  * one by one) is `other`.
  */
-export function smapsByAllocator(): ProbeAnswer["smaps"] {
-  // typed arrays' contents come from mimalloc: small, medium and large blocks (small enough that
-  // zeroing them adds nothing to the figures)
-  const blocks = [new Uint8Array(64), new Uint8Array(16 * 1024), new Uint8Array(128 * 1024)];
-  const addresses = blocks.map((b) => BigInt(ptr(b)));
+export function smapsByAllocator(smaps: string, blocks: string[]): SmapsByAllocator {
+  const addresses = blocks.map((hex) => BigInt(`0x${hex}`));
   const runs: Mapping[][] = [];
-  for (const m of mappings()) {
+  for (const m of mappings(smaps)) {
     const run = runs.at(-1);
     if (run && m.name === "" && run[0]!.name === "" && run.at(-1)!.end === m.start) run.push(m);
     else runs.push([m]);
@@ -132,8 +142,10 @@ export function smapsByAllocator(): ProbeAnswer["smaps"] {
 
 function answer(probe: number, gc: boolean): ProbeAnswer {
   if (gc) Bun.gc(true);
-  // smaps first and status right after it: the nearer the two readings, the nearer their sums
-  const smaps = smapsByAllocator();
+  // typed arrays' contents come from mimalloc: small, medium and large blocks (small enough that
+  // zeroing them adds nothing to the figures)
+  const blocks = [new Uint8Array(64), new Uint8Array(16 * 1024), new Uint8Array(128 * 1024)];
+  const mimallocBlocks = blocks.map((b) => ptr(b).toString(16));
   const status = kbFields(readFileSync("/proc/self/status", "utf8"));
   const stats = heapStats();
   const mi = (stats as unknown as { mimalloc?: Record<string, { current: number }> }).mimalloc;
@@ -156,7 +168,7 @@ function answer(probe: number, gc: boolean): ProbeAnswer {
       bins,
     },
     glibc: glibcMalloc(),
-    smaps,
+    mimallocBlocks,
   };
 }
 
