@@ -5,7 +5,7 @@
  *
  *   nice bun scripts/bench/many-wallets.ts [--first 1000] [--more 2000] [--soak 300] [--churn 0]
  *        [--memories 20] [--cache-mb 1024] [--idle 45] [--sample 1000] [--concurrency 4]
- *        [--auth session|signature]
+ *        [--auth session|signature] [--smaps]
  *   nice bun scripts/bench/many-wallets.ts --first 0 --more 0 --soak 0 --churn 50000 --cache-mb 256
  *
  * A phase of 0 is skipped. The first command measures phases 1–3 below (the default budget holds
@@ -40,9 +40,10 @@
  * loads it again.
  *
  * What the memory is made of is read inside the service by scripts/bench/memory-probe.ts (JSC's heap,
- * mimalloc and glibc malloc as they count themselves), by what each holds resident in the service's
- * `/proc/<pid>/smaps`, parsed here (mimalloc's own "in use" is kept per thread and reads high once
- * workers have run; parsing smaps inside the service grew its native heap), and from `/metrics` (the cache's own accounting), at each reading and again
+ * mimalloc and glibc malloc as they count themselves), with --smaps also by what each holds resident
+ * in the service's `/proc/<pid>/smaps`, parsed here (mimalloc's own "in use" is kept per thread and
+ * reads high once workers have run; locating mimalloc's arenas for it was seen to swell the readings,
+ * see memory-probe.ts, so it is off by default), and from `/metrics` (the cache's own accounting), at each reading and again
  * after a forced collection (a diagnosis: the figures are the readings before it); the service's CPU
  * per wallet and per soak request, by thread, from /proc (the cost side).
  *
@@ -80,6 +81,7 @@ const { values: args } = parseArgs({
     concurrency: { type: "string", default: "4" },
     auth: { type: "string", default: "session" },
     port: { type: "string", default: "18790" },
+    smaps: { type: "boolean", default: false },
   },
 });
 const first = Number(args.first);
@@ -334,7 +336,7 @@ async function soak(seconds: number): Promise<{ requests: number; stored: number
 
 type CacheScrape = Awaited<ReturnType<typeof scrapeCache>>;
 const cacheBytes = (c: CacheScrape) => Object.values(c.bytes).reduce((a, b) => a + b, 0);
-type Reading = { label: string; anon: number; probe: ProbeAnswer; smaps: SmapsByAllocator & { rssAnon: number }; collected: ProbeAnswer; cache: CacheScrape };
+type Reading = { label: string; anon: number; probe: ProbeAnswer; smaps: (SmapsByAllocator & { rssAnon: number }) | null; collected: ProbeAnswer; cache: CacheScrape };
 
 /** The service's anonymous pages by allocator, and its RssAnon right after reading them. */
 function smapsOfService(blocks: string[]): SmapsByAllocator & { rssAnon: number } {
@@ -347,8 +349,9 @@ async function settle(label: string): Promise<Reading> {
   if (idle > 0) log(`${label}: idle ${idle} s`);
   await Bun.sleep(idle * 1000);
   const anon = rssAnon();
-  const answer = await probe();
-  const reading = { label, anon, probe: answer, smaps: smapsOfService(answer.mimallocBlocks), cache: await scrapeCache(base), collected: await probe(true) };
+  const answer = await probe(false, args.smaps);
+  const smaps = args.smaps ? smapsOfService(answer.mimallocBlocks) : null;
+  const reading = { label, anon, probe: answer, smaps, cache: await scrapeCache(base), collected: await probe(true) };
   log(`${label}: RssAnon ${mib(anon)} MiB, cache ${mib(cacheBytes(reading.cache))} MiB (${reading.cache.wallets} wallets)`);
   return reading;
 }
@@ -475,10 +478,10 @@ printTable(
     mib(p.mimalloc.inUse),
     mib(p.mimalloc.inUse - p.jsc.heapCapacity),
     p.glibc ? `${mib(p.glibc.inUse)} / ${mib(p.glibc.system + p.glibc.mmap)}` : "—",
-    `${mib(smaps.mimalloc)} (${mib(smaps.mimallocReserved)} / ${mib(p.mimalloc.reserved)})`,
-    mib(smaps.glibc),
-    mib(smaps.other),
-    mib(smaps.mimalloc + smaps.glibc + smaps.other - smaps.rssAnon),
+    smaps ? `${mib(smaps.mimalloc)} (${mib(smaps.mimallocReserved)} / ${mib(p.mimalloc.reserved)})` : "—",
+    smaps ? mib(smaps.glibc) : "—",
+    smaps ? mib(smaps.other) : "—",
+    smaps ? mib(smaps.mimalloc + smaps.glibc + smaps.other - smaps.rssAnon) : "—",
     mib(collected.status.RssAnon ?? 0),
   ]),
 );

@@ -11,11 +11,12 @@
  *   committed and in use);
  * - glibc malloc, the allocator of the native add-ons (onnxruntime, libvips): malloc_info's totals;
  * - /proc/self/status and smaps_rollup;
- * - where mimalloc's arenas are (`mimallocBlocks`), for the bench to read /proc/<pid>/smaps by
- *   allocator itself (smapsByAllocator): mimalloc's figures are kept per thread and read too high
- *   once worker threads have run, the pages its reservations hold are not. The bench parses smaps,
- *   not the service: parsing its ~2 MB of text here left ~11 MiB of the service's native heap
- *   behind, the very memory the readings measure.
+ * - when asked (`arenas`), where mimalloc's arenas are (`mimallocBlocks`), for the bench to read
+ *   /proc/<pid>/smaps by allocator itself (smapsByAllocator): mimalloc's figures are kept per thread
+ *   and read too high once worker threads have run, the pages its reservations hold are not. Only
+ *   when asked: in the runs that located the arenas (and parsed smaps) at every reading, the service's
+ *   glibc arenas held ~11 MiB more after the first 1,000 wallets of many-wallets.ts (8 runs of 8,
+ *   against 2 of 9 without), in the very readings they explain.
  */
 import { heapStats } from "bun:jsc";
 import { dlopen, FFIType, ptr } from "bun:ffi";
@@ -140,11 +141,11 @@ export function smapsByAllocator(smaps: string, blocks: string[]): SmapsByAlloca
   return out;
 }
 
-function answer(probe: number, gc: boolean): ProbeAnswer {
+function answer(probe: number, gc: boolean, arenas: boolean): ProbeAnswer {
   if (gc) Bun.gc(true);
   // typed arrays' contents come from mimalloc: small, medium and large blocks (small enough that
   // zeroing them adds nothing to the figures)
-  const blocks = [new Uint8Array(64), new Uint8Array(16 * 1024), new Uint8Array(128 * 1024)];
+  const blocks = arenas ? [new Uint8Array(64), new Uint8Array(16 * 1024), new Uint8Array(128 * 1024)] : [];
   const mimallocBlocks = blocks.map((b) => ptr(b).toString(16));
   const status = kbFields(readFileSync("/proc/self/status", "utf8"));
   const stats = heapStats();
@@ -173,7 +174,7 @@ function answer(probe: number, gc: boolean): ProbeAnswer {
 }
 
 if (process.send) {
-  process.on("message", (message: { probe?: number; gc?: boolean }) => {
-    if (typeof message?.probe === "number") process.send!(answer(message.probe, message.gc === true));
+  process.on("message", (message: { probe?: number; gc?: boolean; arenas?: boolean }) => {
+    if (typeof message?.probe === "number") process.send!(answer(message.probe, message.gc === true, message.arenas === true));
   });
 }

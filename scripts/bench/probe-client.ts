@@ -8,8 +8,8 @@ import type { ProbeAnswer } from "./memory-probe.ts";
 
 export interface ProbedService {
   process: Subprocess;
-  /** the probe's answer; `gc`: a full collection first */
-  probe(gc?: boolean): Promise<ProbeAnswer>;
+  /** the probe's answer; `gc`: a full collection first; `arenas`: say where mimalloc's arenas are (ProbeAnswer.mimallocBlocks) */
+  probe(gc?: boolean, arenas?: boolean): Promise<ProbeAnswer>;
 }
 
 /** `bun --preload memory-probe.ts <script>` with `options` (env, cwd, stdio). */
@@ -26,11 +26,11 @@ export function spawnProbed(script: string, options: { env: Record<string, strin
     },
   });
   let last = 0;
-  const probe = (gc = false) =>
+  const probe = (gc = false, arenas = false) =>
     new Promise<ProbeAnswer>((done) => {
       const id = ++last;
       waiting.set(id, done);
-      child.send({ probe: id, gc });
+      child.send({ probe: id, gc, arenas });
     });
   return { process: child, probe };
 }
