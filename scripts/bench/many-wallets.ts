@@ -42,8 +42,8 @@
  * What the memory is made of is read inside the service by scripts/bench/memory-probe.ts (JSC's heap,
  * mimalloc and glibc malloc as they count themselves), with --smaps also by what each holds resident
  * in the service's `/proc/<pid>/smaps`, parsed here (mimalloc's own "in use" is kept per thread and
- * reads high once workers have run; locating mimalloc's arenas for it was seen to swell the readings,
- * see memory-probe.ts, so it is off by default), and from `/metrics` (the cache's own accounting), at each reading and again
+ * reads high once workers have run; off by default, as locating mimalloc's arenas allocates in the
+ * service), and from `/metrics` (the cache's own accounting), at each reading and again
  * after a forced collection (a diagnosis: the figures are the readings before it); the service's CPU
  * per wallet and per soak request, by thread, from /proc (the cost side).
  *

@@ -14,9 +14,8 @@
  * - when asked (`arenas`), where mimalloc's arenas are (`mimallocBlocks`), for the bench to read
  *   /proc/<pid>/smaps by allocator itself (smapsByAllocator): mimalloc's figures are kept per thread
  *   and read too high once worker threads have run, the pages its reservations hold are not. Only
- *   when asked: in the runs that located the arenas (and parsed smaps) at every reading, the service's
- *   glibc arenas held ~11 MiB more after the first 1,000 wallets of many-wallets.ts (8 runs of 8,
- *   against 2 of 9 without), in the very readings they explain.
+ *   when asked, and parsed by the bench, not here: the probe should add as little as it can to the
+ *   process it measures (smaps is ~2 MB of text).
  */
 import { heapStats } from "bun:jsc";
 import { dlopen, FFIType, ptr } from "bun:ffi";
