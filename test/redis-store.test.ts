@@ -170,6 +170,11 @@ describe.skipIf(!REDIS_REACHABLE)("redis engine, store level", () => {
     expect({ ...a, avg_importance: 0 }).toEqual({ ...b, avg_importance: 0 });
     expect(a.avg_importance).toBeCloseTo(b.avg_importance, 12);
     expect(a.total_memories).toBe(3);
+    // one namespace's (the accessed memory is in "a"), and one agent's namespaces
+    const [na, nb] = [await redis.stats(user, now, { namespace: "a" }), await sqlite.stats(user, now, { namespace: "a" })];
+    expect({ ...na, avg_importance: 0 }).toEqual({ ...nb, avg_importance: 0 });
+    expect([na.total_memories, na.total_accesses, na.by_namespace]).toEqual([2, 1, [{ namespace: "a", count: 2 }]]);
+    expect(await redis.namespaces(user, now, { agent_id: "nobody" })).toEqual([]);
   });
 
   test("newest first with insertion order inside one millisecond, deep offsets, totals", async () => {
