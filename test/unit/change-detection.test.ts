@@ -450,6 +450,7 @@ const STORED_THING_CHANGES: Pair[] = [
   ["The team upgraded to Postgres 13", "The upgrade from Postgres 13 to Postgres 14 went through"],
   ["The team's error tracking is on Sentry", "Error tracking runs on Bugsnag now"],
   ["The team's wiki is on Notion", "The wiki lives on Outline now"],
+  ["The team's weekly review is on Thursdays", "The weekly review happens on Tuesdays from next month"],
 ];
 
 const SAID_THING_CHANGES: Pair[] = [
@@ -459,6 +460,7 @@ const SAID_THING_CHANGES: Pair[] = [
   ["Our cluster runs Kubernetes 1.27.", "The cluster is on Kubernetes 1.29 now."],
   ["Our web app is built with Vue.", "The web app is on React now."],
   ["The deadline for the grant is May 2.", "They moved the deadline again, it is May 16 now."],
+  ["Our weekly review is on Thursdays.", "The weekly review happens on Tuesdays from next month."],
 ];
 
 const STORED_THING_GUARDS: Pair[] = [
@@ -484,6 +486,8 @@ const STORED_THING_GUARDS: Pair[] = [
   ["The upgrade from Node 18 to Node 20 went through", "User's partner runs Node 22 now"],
   ["The team's wiki is on Notion", "The roadmap lives on Linear now"],
   ["Dana lives in Berlin", "Dana's office is in Potsdam now"],
+  ["The team's weekly review is on Thursdays", "The team's offsite happens in Lisbon from next month"],
+  ["User's piano lesson is on Wednesday", "User's swimming class is on Friday starting next week"],
 ];
 
 const SAID_THING_GUARDS: Pair[] = [

@@ -256,11 +256,15 @@ function offOnto(c: Clause, rest: Token[]): { value: Token[]; displaced: Token[]
   return { value, displaced: rest.slice(start, onto).filter((t) => t.pos !== "CCONJ") };
 }
 
+/** "since <X>" and "from/starting next/this <X>" after the value: when it holds, not what it is. */
+const startsWhen = (t: Token, i: number, rest: Token[]): boolean =>
+  i > 0 && (t.w === "since" || ((t.w === "from" || t.w === "starting") && (rest[i + 1]?.w === "next" || rest[i + 1]?.w === "this")));
+
 /** Value and displaced value of a clause's rest, by its verb. */
 function partsOf(c: Clause): Parts & { ending: boolean } {
   const contrast = takeContrast(c.rest);
   const adjunct = takeEndedAdjunct(contrast.rest);
-  const since = adjunct.rest.findIndex((t, i) => t.w === "since" && i > 0); // "… since the reorg": when, not what
+  const since = adjunct.rest.findIndex(startsWhen); // "… since the reorg", "… from next week": when, not what
   const { rest, role } = splitRole(c, since > 0 ? adjunct.rest.slice(0, since) : adjunct.rest);
   const extra = [...contrast.displaced, ...adjunct.displaced];
   const head = c.verb.split(" ")[0]!;
@@ -621,7 +625,7 @@ function frameOf(c: Clause): string | null {
 // ---------------------------------------------------------------------------------------------------
 // the fact
 
-const CHANGE_PHRASES = /\b(?:these days|nowadays|from now on|going forward|since|any ?more|any longer|no longer|instead)\b/;
+const CHANGE_PHRASES = /\b(?:these days|nowadays|from now on|going forward|since|any ?more|any longer|no longer|instead|(?:from|starting) (?:next|this) \w+)\b/;
 const ADDITIVE_PHRASES = /\b(?:as well|in addition)\b/;
 /** "will use Helix from now on": a future that starts now is the current value. */
 const HOLDS_FROM_NOW = /\b(?:from now on|going forward|from today|starting (?:today|now))\b/;
