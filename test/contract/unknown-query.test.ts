@@ -1,19 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Client, startService, type TestService } from "../helpers/harness";
 import { describeEngines } from "../helpers/engines";
-import { expectFieldError, storeOne, uniqueNs, type Reply } from "../helpers/contract";
+import { expectUnknownField as expectUnknown, storeOne, uniqueNs } from "../helpers/contract";
 
 /**
  * Query strings on the API are closed as bodies are: a parameter a route does not declare is a 422
  * naming it (`query/<name>`, rule unknown_field), never silently ignored. Every parameter the
  * MemoClaw clients send (their source, per route) is declared and answered.
  */
-
-function expectUnknown(res: Reply, field: string, declared: string[]): void {
-  expectFieldError(res, field);
-  expect(res.body.error.details).toMatchObject({ field, rule: "unknown_field" });
-  expect(res.body.error.details.allowed).toEqual(expect.arrayContaining(declared));
-}
 
 describeEngines("unknown query parameters", (engine) => {
   let service: TestService;

@@ -51,6 +51,14 @@ export function expectError(res: Reply, status: number, code: string): void {
   expect(typeof res.body.error.details).toBe("object");
 }
 
+/** 422 VALIDATION_ERROR, rule unknown_field, naming `field` (body or query), with `declared` among the fields listed as allowed. */
+export function expectUnknownField(res: Reply, field: string, declared: string[]): void {
+  expectFieldError(res, field);
+  expect(res.body.error.details).toMatchObject({ field, rule: "unknown_field" });
+  expect(res.body.error.details.allowed).toEqual(expect.arrayContaining(declared));
+  expect(res.body.error.message).toContain(`${field}: unknown field`);
+}
+
 /** A 422 VALIDATION_ERROR naming the field (in `message`, `details.field` or `details.errors[].field`). */
 export function expectFieldError(res: Reply, field: string): void {
   expectError(res, 422, "VALIDATION_ERROR");
