@@ -289,6 +289,8 @@ const STORED_NEW_EMPLOYER_OR_DECISION: Pair[] = [
   ["User works at Nokia", "User started at Ericsson last month"],
   ["User works for Unilever", "User started working at Danone"],
   ["User works at Deloitte", "User joined Accenture as a consultant"],
+  ["User lives in Leeds", "User moved to a flat in York"],
+  ["User lives in Leeds", "User moved to York last spring"],
 ];
 
 const SAID_NEW_EMPLOYER_OR_DECISION: Pair[] = [
@@ -321,6 +323,8 @@ const STORED_NEAR_EMPLOYER_OR_DECISION: Pair[] = [
   // an employer is not an occupation
   ["User is a pharmacist", "User's new job is at Ericsson"],
   ["User is a pharmacist", "User joined Ericsson as an engineer"],
+  ["User lives in Berlin", "User moved to the Search team"],
+  ["User lives in Leeds", "User moved to the Platform squad"],
 ];
 
 const SAID_NEAR_EMPLOYER_OR_DECISION: Pair[] = [
@@ -330,6 +334,7 @@ const SAID_NEAR_EMPLOYER_OR_DECISION: Pair[] = [
   ["I live in Leipzig.", "I decided not to move."],
   ["I work at Bosch.", "My first job was at Siemens."],
   ["I work at Nokia.", "I joined a climbing club."],
+  ["I live in Berlin.", "I moved to the Search team."],
 ];
 
 const extractor = new OfflineExtractor();
@@ -419,7 +424,7 @@ function describeRule(name: string, pairs: { stored: Pair[]; said: Pair[]; store
 describeRule(
   "a new employer or a decided move",
   { stored: STORED_NEW_EMPLOYER_OR_DECISION, said: SAID_NEW_EMPLOYER_OR_DECISION, storedGuards: STORED_NEAR_EMPLOYER_OR_DECISION, saidGuards: SAID_NEAR_EMPLOYER_OR_DECISION },
-  "a visit, someone else's job, a refusal, a past job or a membership",
+  "a visit, someone else's job, a refusal, a past job, a membership or a move to another team",
 );
 
 /**

@@ -390,8 +390,25 @@ function entityFrame(c: Clause): string | null {
   // "started at Spotify (last month)" is a new employer; "started at the gym", "at 9am" are not
   if (ONSET_VERBS.has(c.verb) && own?.w === "at") return organisationAt(c.rest) ? "employer" : null;
   const frame = own?.pos === "ADP" ? FRAME_ATTRIBUTES[`${c.verb} ${own.w}`] : undefined;
-  if (!frame || (frame === "location" && !c.rest.some((t) => t.pos === "PROPN" && !t.shape))) return null;
+  if (!frame || (frame === "location" && !namesPlace(c.rest))) return null;
   return frame;
+}
+
+/**
+ * A place is named after a location frame's preposition: "to Lisbon", "in New York", "to a flat in
+ * Kreuzberg"; not a named group, which ends in its common noun ("to the Search team", "to the
+ * Platform squad"): moving there changes the team, not the home.
+ */
+function namesPlace(rest: Token[]): boolean {
+  const at = rest.findIndex((t) => t.pos === "ADP");
+  if (at < 0) return false;
+  let end = at + 1;
+  while (end < rest.length && rest[end]!.pos !== "ADP" && rest[end]!.pos !== "PUNCT" && rest[end]!.pos !== "CCONJ") end++;
+  const phrase = rest.slice(at + 1, end).filter((t) => t.pos !== "ADV");
+  const name = phrase.findLastIndex((t) => t.pos === "PROPN" && !t.shape);
+  if (name < 0) return namesPlace(rest.slice(end));
+  // the name's own common noun ends the phrase ("the Search team"), not a time after it ("Munich last spring")
+  return !(name === phrase.length - 2 && phrase[name + 1]!.pos === "NOUN");
 }
 
 const ONSET_VERBS = new Set(["start", "begin"]);
