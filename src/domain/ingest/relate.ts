@@ -230,8 +230,8 @@ const teamsOrNobodys = (f: Compared) => f.subject === "team" || f.subject === "u
 /** A thing, not a person's: "production database", not "user" or "user's partner". */
 const isThing = (f: Compared) => !SPEAKERS.has(f.subject) && f.subject !== "unknown" && !f.subject.includes("'s");
 
-/** A one-word name that is the first or last word of a longer one: "production" of "production database". */
-const namesPart = (short: string, long: string) => !short.includes(" ") && (long.startsWith(`${short} `) || long.endsWith(` ${short}`));
+/** A one-word name for a longer one, by its last word (refersTo) or its first: "production" of "production database". */
+const namesPart = (short: string, long: string) => refersTo(short, long) || (!short.includes(" ") && long.startsWith(`${short} `));
 
 /** Rule 2c: "now" + the same verb frame with another object. */
 function reframes(a: Compared, b: Compared): boolean {

@@ -688,18 +688,16 @@ export class RedisStore implements TransferableStore {
       }
       if (ids.length === 0) continue;
       const keys = ids.map((id) => this.keys.memory(userId, id));
-      const [states, counts, namespaces] = (await wallet
-        .multi()
-        .addCommand(["JSON.MGET", ...keys, "$.ix"])
-        .addCommand(["JSON.MGET", ...keys, "$.m.access_count"])
-        .addCommand(["JSON.MGET", ...keys, "$.m.namespace"])
-        .execAsPipeline()) as unknown as [(string | null)[], (string | null)[], (string | null)[]];
+      const reads = wallet.multi().addCommand(["JSON.MGET", ...keys, "$.ix"]).addCommand(["JSON.MGET", ...keys, "$.m.access_count"]);
+      // the namespaces only when the figures are one namespace's
+      if (namespace !== undefined) reads.addCommand(["JSON.MGET", ...keys, "$.m.namespace"]);
+      const [states, counts, namespaces] = (await reads.execAsPipeline()) as unknown as [(string | null)[], (string | null)[], (string | null)[] | undefined];
       const gone: string[] = [];
       ids.forEach((id, i) => {
         const [state] = states[i] ? (JSON.parse(states[i]!) as { user_id: string; deleted: string; expires: number }[]) : [];
         if (!state) return void gone.push(id);
         if (state.user_id !== userId || state.deleted === YES || state.expires <= now) return;
-        if (namespace !== undefined && (JSON.parse(namespaces[i] ?? "[]") as string[])[0] !== namespace) return;
+        if (namespaces && (JSON.parse(namespaces[i] ?? "[]") as string[])[0] !== namespace) return;
         const [base] = JSON.parse(counts[i] ?? "[0]") as number[];
         const { count } = parseAccess(held[i]!);
         accesses += count - (base ?? 0);
