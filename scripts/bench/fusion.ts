@@ -23,8 +23,11 @@
  *
  * Methods: `vector only` (candidates by cosine), `keyword only` (BM25 hits by score), and recall's
  * ranking (scoring.ts `score`, access count 0, no relations) with keyword trust off (trust 1) or at
- * each full-trust coverage, each with each vector ceiling share. Prints one table per scale: R@1 / R@5
- * / R@10 in percent per data set and hit level (a hit at rank > 10 or none counts as a miss).
+ * each full-trust coverage, each with each vector ceiling share; and, at the adopted settings, two
+ * fusions that lean on the vector and were not adopted (max fusion; the keyword signal faded below the
+ * vector background). Prints one table per scale: R@1 / R@5 / R@10 in percent per data set and hit
+ * level (a hit at rank > 10 or none counts as a miss); then, for the questions only one signal
+ * answers within the top 5, what recall could read of it beforehand (evidenceRows).
  */
 import { parseArgs } from "node:util";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -248,17 +251,35 @@ const byScore = (scored: { c: Candidate; s: number }[]) => scored.sort((a, b) =>
 const vectorOnly: Ranking = (q) => byScore(q.candidates.map((c) => ({ c, s: c.cosine })));
 const keywordOnly: Ranking = (q) => byScore(q.candidates.filter((c) => c.bm25 > 0).map((c) => ({ c, s: c.bm25 })));
 
+/** Variants measured beside the adopted fusion and not adopted (docs/retrieval.md › Calibrating the fusion). */
+interface Variant {
+  /** keyword signal faded for candidates whose cosine lies below the query's background, to 0 at this many standard deviations of its neighbourhood */
+  fadeBelowBackground?: number;
+  /** relative relevance from the larger of the two weighted terms (max fusion) instead of their sum */
+  maxFusion?: boolean;
+}
+
+/** The standard deviation of the neighbours' cosines around their median (cosineBackground). */
+function neighbourSpread(near: number[], background: number): number {
+  if (near.length === 0) return 0;
+  return Math.sqrt(near.reduce((sum, c) => sum + (c - background) ** 2, 0) / near.length);
+}
+
 /** Recall's ranking (recall.ts `candidates` and `rank`) with access count 0 and no relations; `fullTrust` null: keyword trust off. */
-function recallRanking(ceilingShare: number, fullTrust: number | null): Ranking {
+function recallRanking(ceilingShare: number, fullTrust: number | null, variant: Variant = {}): Ranking {
   return (q) => {
     const background = cosineBackground(q.near, K);
+    const spread = neighbourSpread(q.near, background);
     const bestCosine = Math.max(0, ...q.candidates.map((c) => c.cosine));
     const bestBm25 = Math.max(0, ...q.candidates.map((c) => c.bm25));
     const trust = fullTrust === null || q.bestCoverage === null ? 1 : keywordTrust(q.bestCoverage, fullTrust);
+    const faded = (c: Candidate) =>
+      variant.fadeBelowBackground === undefined || spread === 0 ? 1 : Math.min(1, Math.max(0, 1 + (c.cosine - background) / (variant.fadeBelowBackground * spread)));
     const matched = q.candidates.map((c) => {
       const vector = vectorSimilarity(c.cosine, background, bestCosine, ceilingShare);
-      const keyword = keywordMatch(c.bm25, bestBm25, trust);
-      return { c, vector, keyword, match: queryMatch(vector, keyword) };
+      const keyword = keywordMatch(c.bm25, bestBm25, trust) * faded(c);
+      const match = variant.maxFusion ? Math.max(queryMatch(vector, 0), queryMatch(0, keyword)) : queryMatch(vector, keyword);
+      return { c, vector, keyword, match };
     });
     const bestMatch = Math.max(0, ...matched.map((m) => m.match));
     return byScore(
@@ -280,6 +301,11 @@ const methods: { name: string; rank: Ranking }[] = [
       return { name: `recall, trust ${trust === null ? "off" : trust}, ceiling ${ceiling}${mark}`, rank: recallRanking(ceiling, trust) };
     }),
   ),
+  { name: `recall, trust ${FULL_TRUST_COVERAGE}, relevance by the larger weighted term (max fusion)`, rank: recallRanking(VECTOR_CEILING, FULL_TRUST_COVERAGE, { maxFusion: true }) },
+  ...[2, 4].map((sd) => ({
+    name: `recall, trust ${FULL_TRUST_COVERAGE}, keyword faded below the vector background (to 0 at ${sd} sd)`,
+    rank: recallRanking(VECTOR_CEILING, FULL_TRUST_COVERAGE, { fadeBelowBackground: sd }),
+  })),
 ];
 
 /** R@1 / R@5 / R@10 in percent at one level: the share of the questions asked at it with a hit in the top 1, 5, 10. */
@@ -288,6 +314,37 @@ function recallAt(captured: Capture, rank: Ranking, level: number): string {
   const firstHits = captured.questions.filter((q) => q.asks & bit).map((q) => rank(q).findIndex((c) => c.hits & bit) + 1);
   const at = (k: number) => ((100 * firstHits.filter((r) => r > 0 && r <= k).length) / Math.max(1, firstHits.length)).toFixed(1);
   return [1, 5, LIMIT].map(at).join(" / ");
+}
+
+/**
+ * What each question tells recall about which signal to follow, for the questions that only one
+ * signal answers within the top 5: the best cosine's distance above the background in standard
+ * deviations of the neighbourhood (neighbourSpread), and the best keyword hit's coverage of the
+ * query's IDF mass (the keyword trust's input). Quartiles (25th / 50th / 75th percentile).
+ */
+function evidenceRows(captured: Capture, dataset: string): string[][] {
+  const quartiles = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    if (sorted.length === 0) return "—";
+    return [0.25, 0.5, 0.75].map((p) => (sorted[Math.floor(p * (sorted.length - 1))] ?? NaN).toFixed(2)).join(" / ");
+  };
+  return captured.levels.flatMap((level, i) => {
+    const bit = 1 << i;
+    const groups = { "vector alone": [] as Question[], "keyword alone": [] as Question[] };
+    for (const q of captured.questions) {
+      if (!(q.asks & bit) || q.bestCoverage === null) continue;
+      const within5 = (rank: Ranking) => rank(q).slice(0, 5).some((c) => c.hits & bit);
+      const [byVector, byKeyword] = [within5(vectorOnly), within5(keywordOnly)];
+      if (byVector !== byKeyword) groups[byVector ? "vector alone" : "keyword alone"].push(q);
+    }
+    return Object.entries(groups).map(([who, qs]) => {
+      const standing = qs.map((q) => {
+        const background = cosineBackground(q.near, K);
+        return (Math.max(...q.candidates.map((c) => c.cosine)) - background) / (neighbourSpread(q.near, background) || 1);
+      });
+      return [`${dataset}${dataset === "realmem" ? ` ${level}` : ""}`, who, String(qs.length), quartiles(standing), quartiles(qs.map((q) => q.bestCoverage!))];
+    });
+  });
 }
 
 const started = performance.now();
@@ -302,6 +359,11 @@ for (const label of args.scales.split(",")) {
   printTable(
     ["method", ...columns.map((col) => `${col.dataset}${col.dataset === "realmem" ? ` ${col.level}` : ""} (${col.n})`)],
     methods.map((m) => [m.name, ...columns.map((col) => recallAt(captures.get(col.dataset)!, m.rank, col.i))]),
+  );
+  console.log(`\n## evidence: ${label}, questions answered in the top 5 by one signal only; quartiles\n`);
+  printTable(
+    ["set", "answered by", "questions", "best cosine above the background (sd)", "best keyword hit's coverage"],
+    [...captures].flatMap(([dataset, c]) => evidenceRows(c, dataset)),
   );
 }
 console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s`);
