@@ -1,4 +1,5 @@
 import "./onnx-telemetry.ts"; // on the main thread, before the embedding worker loads onnxruntime
+import "./onnx-malloc.ts"; // likewise: the process's allocator setting for onnxruntime's buffers
 import { resolve } from "node:path";
 import { availableParallelism } from "node:os";
 import type { FactSignature } from "../domain/fact-signature.ts";
