@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { pipeline, env } from "@huggingface/transformers";
 import { startEmbedder, startWorkerEmbedder, WorkerEmbedder, MAX_BATCH_TEXTS } from "../src/embed/embedder.ts";
 import { buildGloveModel, gloveModelDir, GLOVE_MODEL_ID } from "../src/embed/glove-model.ts";
-import { lengthGroups } from "../src/embed/length-groups.ts";
+import { lengthGroups, MAX_RUN_POSITIONS, RUN_COST } from "../src/embed/length-groups.ts";
 import { factSignature } from "../src/domain/fact-signature.ts";
 
 /** Shared with the server and the build script, so the ~5 s build happens once per checkout. */
@@ -211,21 +211,32 @@ describe("length groups", () => {
     expect(lengthGroups([])).toEqual([]);
   });
 
-  test("every row once, and no cheaper split of the sorted rows exists (all splits of up to 10 rows)", () => {
+  /** Whether a group fits in one run: at most `maxPositions` padded positions, or a single row. */
+  const fits = (lengths: number[], group: number[], maxPositions: number) => group.length === 1 || group.length * Math.max(...group.map((i) => lengths[i]!)) <= maxPositions;
+
+  test("a batch of long texts runs in parts of at most MAX_RUN_POSITIONS positions", () => {
+    const groups = lengthGroups(Array.from({ length: 64 }, () => 128));
+    expect(groups.map((g) => g.length)).toEqual(Array.from({ length: 8 }, () => MAX_RUN_POSITIONS / 128));
+    expect(lengthGroups([200, 10], RUN_COST, 100)).toEqual([[1], [0]]); // a row longer than the cap still runs
+  });
+
+  test("every row once, no run over the cap, and no cheaper split of the sorted rows exists (all splits of up to 10 rows)", () => {
     let seed = 11;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     for (let trial = 0; trial < 300; trial++) {
       const n = 1 + Math.floor(rand() * 10);
       const lengths = Array.from({ length: n }, () => Math.floor(rand() * 130));
       const runCost = Math.floor(rand() * 40);
-      const groups = lengthGroups(lengths, runCost);
+      const maxPositions = trial % 2 === 0 ? Infinity : 50 + Math.floor(rand() * 600);
+      const groups = lengthGroups(lengths, runCost, maxPositions);
       expect(groups.flat().sort((a, b) => a - b)).toEqual(lengths.map((_, i) => i));
+      expect(groups.every((g) => fits(lengths, g, maxPositions))).toBe(true);
       const order = lengths.map((_, i) => i).sort((a, b) => lengths[a]! - lengths[b]! || a - b);
       let cheapest = Infinity;
       for (let mask = 0; mask < 1 << (n - 1); mask++) {
         const split: number[][] = [[order[0]!]];
         for (let i = 1; i < n; i++) (mask & (1 << (i - 1)) ? split.push([order[i]!]) : split.at(-1)!.push(order[i]!));
-        cheapest = Math.min(cheapest, cost(lengths, split, runCost));
+        if (split.every((g) => fits(lengths, g, maxPositions))) cheapest = Math.min(cheapest, cost(lengths, split, runCost));
       }
       expect(cost(lengths, groups, runCost)).toBe(cheapest);
     }

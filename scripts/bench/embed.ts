@@ -6,7 +6,8 @@
  * --model defaults to the service's default. --cold also times a full build of a built-in model
  * into a temp folder (the real cache is untouched).
  * Prints: build time, start/load time, single-query latency through the worker
- * (and in-process, to show the thread hop), embeddings/s at batch 1/16/64, RSS.
+ * (and in-process, to show the thread hop), embeddings/s at batch 1/16/64, RSS, then embeddings/s
+ * and RSS after batches of 64 texts longer than the model reads (its largest runs).
  */
 import { parseArgs } from "node:util";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -78,8 +79,8 @@ async function latency(embed: (t: string[]) => Promise<unknown>, label: string, 
   row(`${label} p50 / p95 / p99`, `${ms(percentile(times, 0.5))} / ${ms(percentile(times, 0.95))} / ${ms(percentile(times, 0.99))}`);
 }
 
-async function throughput(embedder: Embedder, batch: number): Promise<void> {
-  const texts = Array.from({ length: batch }, (_, i) => sentence(30, i + 1));
+async function throughput(embedder: Embedder, batch: number, words = 30): Promise<void> {
+  const texts = Array.from({ length: batch }, (_, i) => sentence(words, i + 1));
   await embedder.embed(texts);
   let done = 0;
   const started = performance.now();
@@ -87,7 +88,7 @@ async function throughput(embedder: Embedder, batch: number): Promise<void> {
     await embedder.embed(texts);
     done += batch;
   }
-  row(`embeddings/s, batch ${batch} × ~30 words`, `${Math.round(done / ((performance.now() - started) / 1000))}`);
+  row(`embeddings/s, batch ${batch} × ~${words} words`, `${Math.round(done / ((performance.now() - started) / 1000))}`);
 }
 
 if (values.cold && isBuiltInModel(model)) await coldBuild();
@@ -111,6 +112,9 @@ row("RSS after start", mb(process.memoryUsage().rss));
 await latency((t) => warm.embed(t), "single query through worker");
 for (const batch of [1, 16, 64]) await throughput(warm, batch);
 row("RSS after benchmark", mb(process.memoryUsage().rss));
+// texts past the model's 128 tokens: the largest runs, which onnxruntime's arena grows to and keeps
+await throughput(warm, 64, 150);
+row("RSS after batches of 64 × ~150 words", mb(process.memoryUsage().rss));
 await warm.close();
 
 const engine = await loadEngine(resolveModelSpec(model, cacheDir), model, cacheDir);

@@ -4,7 +4,7 @@
  * (~77 tokens on average, some truncated at 128) padded as one costs about twice the tokens
  * it holds; one run per text pays the fixed part 25 times. The groups chosen minimise
  * Σ (RUN_COST + rows × longest) over the rows sorted by length, exactly (dynamic programming
- * over the split points, n² steps for n ≤ 64 rows).
+ * over the split points, n² steps for n ≤ 64 rows), with no run over MAX_RUN_POSITIONS.
  */
 
 /**
@@ -13,8 +13,16 @@
  */
 export const RUN_COST = 16;
 
+/**
+ * The most padded positions (rows × longest) one run may hold. ONNX Runtime's CPU arena grows to the
+ * largest run it has served and keeps that memory: one run of 64 texts at the model's 128 tokens
+ * left a worker holding ~200 MiB more for good, a run of 16 ~48 MiB. Beyond ~1,000 positions a run
+ * is no cheaper per position (the fixed part is 16 of them).
+ */
+export const MAX_RUN_POSITIONS = 1024;
+
 /** Index groups covering 0..lengths.length-1, each sorted by length; a single group when padding is cheap. */
-export function lengthGroups(lengths: readonly number[], runCost = RUN_COST): number[][] {
+export function lengthGroups(lengths: readonly number[], runCost = RUN_COST, maxPositions = MAX_RUN_POSITIONS): number[][] {
   const order = lengths.map((_, i) => i).sort((a, b) => lengths[a]! - lengths[b]! || a - b);
   const n = order.length;
   // best[j]: least cost of the first j rows in order; cut[j]: where the last group of that split starts
@@ -23,7 +31,8 @@ export function lengthGroups(lengths: readonly number[], runCost = RUN_COST): nu
   for (let j = 1; j <= n; j++) {
     const longest = lengths[order[j - 1]!]!;
     best[j] = Infinity;
-    for (let i = 0; i < j; i++) {
+    // rows i..j-1 in one run; a single row may exceed the cap (it cannot be split)
+    for (let i = Math.max(0, Math.min(j - 1, j - Math.floor(maxPositions / Math.max(1, longest)))); i < j; i++) {
       const cost = best[i]! + runCost + (j - i) * longest;
       if (cost < best[j]!) {
         best[j] = cost;
