@@ -16,10 +16,12 @@ export const RUN_COST = 16;
 /**
  * The most padded positions (rows × longest) one run may hold. ONNX Runtime's CPU arena grows to the
  * largest run it has served and keeps that memory: one run of 64 texts at the model's 128 tokens
- * left a worker holding ~200 MiB more for good, a run of 16 ~48 MiB. Beyond ~1,000 positions a run
- * is no cheaper per position (the fixed part is 16 of them).
+ * left a worker holding ~200 MiB more for good, a run of 16 ~48 MiB; runs of at most 256 positions
+ * keep the arena ~8 MiB below what runs of 400–500 positions (a batch store of 20 short memories)
+ * leave. The fixed part of a run is 16 positions, and batch embedding measured as fast at 256, 512
+ * and 1,024 (docs/performance.md › History).
  */
-export const MAX_RUN_POSITIONS = 1024;
+export const MAX_RUN_POSITIONS = 256;
 
 /** Index groups covering 0..lengths.length-1, each sorted by length; a single group when padding is cheap. */
 export function lengthGroups(lengths: readonly number[], runCost = RUN_COST, maxPositions = MAX_RUN_POSITIONS): number[][] {
