@@ -18,8 +18,8 @@ export const RUN_COST = 16;
  * largest run it has served and keeps that memory: one run of 64 texts at the model's 128 tokens
  * left a worker holding ~200 MiB more for good, a run of 16 ~48 MiB; runs of at most 256 positions
  * keep the arena ~8 MiB below what runs of 400–500 positions (a batch store of 20 short memories)
- * leave. The fixed part of a run is 16 positions, and batch embedding measured as fast at 256, 512
- * and 1,024 (docs/performance.md › History).
+ * leave. The fixed part of a run is 16 positions, and batch embedding measured as fast at 256 as at
+ * 1,024 (docs/performance.md › History).
  */
 export const MAX_RUN_POSITIONS = 256;
 
@@ -33,8 +33,9 @@ export function lengthGroups(lengths: readonly number[], runCost = RUN_COST, max
   for (let j = 1; j <= n; j++) {
     const longest = lengths[order[j - 1]!]!;
     best[j] = Infinity;
-    // rows i..j-1 in one run; a single row may exceed the cap (it cannot be split)
-    for (let i = Math.max(0, Math.min(j - 1, j - Math.floor(maxPositions / Math.max(1, longest)))); i < j; i++) {
+    // rows i..j-1 in one run, at most `fit` of them; a single row may exceed the cap (it cannot be split)
+    const fit = Math.max(1, Math.floor(maxPositions / Math.max(1, longest)));
+    for (let i = Math.max(0, j - fit); i < j; i++) {
       const cost = best[i]! + runCost + (j - i) * longest;
       if (cost < best[j]!) {
         best[j] = cost;
