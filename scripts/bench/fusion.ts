@@ -23,11 +23,12 @@
  *
  * Methods: `vector only` (candidates by cosine), `keyword only` (BM25 hits by score), and recall's
  * ranking (scoring.ts `score`, access count 0, no relations) with keyword trust off (trust 1) or at
- * each full-trust coverage, each with each vector ceiling share; and, at the adopted settings, two
- * fusions that lean on the vector and were not adopted (max fusion; the keyword signal faded below the
- * vector background). Prints one table per scale: R@1 / R@5 / R@10 in percent per data set and hit
- * level (a hit at rank > 10 or none counts as a miss); then, for the questions only one signal
- * answers within the top 5, what recall could read of it beforehand (evidenceRows).
+ * each full-trust coverage, each with each vector ceiling share; at the adopted settings, fusions
+ * that lean on the vector and were not adopted (max fusion; the keyword signal faded below the vector
+ * background, or below the query's best cosine); and reciprocal rank fusion of the two lists. Prints
+ * one table per scale: R@1 / R@5 / R@10 in percent per data set and hit level (a hit at rank > 10 or
+ * none counts as a miss); then, for the questions only one signal answers within the top 5, what
+ * recall could read of it beforehand (evidenceRows).
  */
 import { parseArgs } from "node:util";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -257,6 +258,8 @@ interface Variant {
   fadeBelowBackground?: number;
   /** relative relevance from the larger of the two weighted terms (max fusion) instead of their sum */
   maxFusion?: boolean;
+  /** keyword signal faded for candidates whose cosine lies below the query's best cosine, to 0 at this many standard deviations of its neighbourhood */
+  fadeBelowBest?: number;
 }
 
 /** The standard deviation of the neighbours' cosines around their median (cosineBackground). */
@@ -273,8 +276,9 @@ function recallRanking(ceilingShare: number, fullTrust: number | null, variant: 
     const bestCosine = Math.max(0, ...q.candidates.map((c) => c.cosine));
     const bestBm25 = Math.max(0, ...q.candidates.map((c) => c.bm25));
     const trust = fullTrust === null || q.bestCoverage === null ? 1 : keywordTrust(q.bestCoverage, fullTrust);
-    const faded = (c: Candidate) =>
-      variant.fadeBelowBackground === undefined || spread === 0 ? 1 : Math.min(1, Math.max(0, 1 + (c.cosine - background) / (variant.fadeBelowBackground * spread)));
+    // the keyword signal kept in full at `from` and above, faded to 0 `sd` standard deviations below it
+    const fade = (cosine: number, from: number, sd: number | undefined) => (sd === undefined || spread === 0 ? 1 : Math.min(1, Math.max(0, 1 + (cosine - from) / (sd * spread))));
+    const faded = (c: Candidate) => fade(c.cosine, background, variant.fadeBelowBackground) * fade(c.cosine, bestCosine, variant.fadeBelowBest);
     const matched = q.candidates.map((c) => {
       const vector = vectorSimilarity(c.cosine, background, bestCosine, ceilingShare);
       const keyword = keywordMatch(c.bm25, bestBm25, trust) * faded(c);
@@ -291,6 +295,13 @@ function recallRanking(ceilingShare: number, fullTrust: number | null, variant: 
   };
 }
 
+/** Reciprocal rank fusion of the two lists (k = 60, as its authors set it): ranks only, no scores. */
+const reciprocalRankFusion: Ranking = (q) => {
+  const fused = new Map<Candidate, number>();
+  for (const list of [vectorOnly(q), keywordOnly(q)]) list.forEach((c, i) => fused.set(c, (fused.get(c) ?? 0) + 1 / (60 + i + 1)));
+  return byScore([...fused].map(([c, s]) => ({ c, s })));
+};
+
 const FORMER = { ceiling: 0.5, trust: null };
 const methods: { name: string; rank: Ranking }[] = [
   { name: "vector only", rank: vectorOnly },
@@ -306,6 +317,11 @@ const methods: { name: string; rank: Ranking }[] = [
     name: `recall, trust ${FULL_TRUST_COVERAGE}, keyword faded below the vector background (to 0 at ${sd} sd)`,
     rank: recallRanking(VECTOR_CEILING, FULL_TRUST_COVERAGE, { fadeBelowBackground: sd }),
   })),
+  ...[2, 8].map((sd) => ({
+    name: `recall, trust ${FULL_TRUST_COVERAGE}, keyword faded below the query's best cosine (to 0 at ${sd} sd)`,
+    rank: recallRanking(VECTOR_CEILING, FULL_TRUST_COVERAGE, { fadeBelowBest: sd }),
+  })),
+  { name: "reciprocal rank fusion of the two lists (k = 60)", rank: reciprocalRankFusion },
 ];
 
 /** R@1 / R@5 / R@10 in percent at one level: the share of the questions asked at it with a hit in the top 1, 5, 10. */
