@@ -4,7 +4,7 @@ import type { Memories } from "./memories";
 import type { Memory } from "./memory";
 import type { Relation } from "./relation";
 import type { Clock } from "./ports";
-import { isDuplicate, merge, type Candidate } from "./dedup";
+import { isDuplicate, merge, mergeDropped, type Candidate } from "./dedup";
 import { contentHash, cosine } from "./text";
 
 /** Memories examined per call, newest first (clustering compares pairs): bounds the cost for very large wallets. */
@@ -24,7 +24,8 @@ export const ConsolidatedCluster = t.Object({
  * whatever `min_similarity` a client sends. The kept memory is the pinned or immutable one first,
  * then the most important, then the oldest; the others fold into it as a duplicate store would
  * (dedup.ts merge: higher importance, union of tags…) and are soft-deleted. An immutable memory
- * is never folded into another, and one that is kept is not changed. The relations of the folded
+ * is never folded into another, and one that is kept is not changed; a memory whose tags or
+ * metadata the kept one could not hold is not folded (foldsWhole). The relations of the folded
  * memories move to the kept one (see moveRelations).
  */
 export async function consolidate(
@@ -42,7 +43,7 @@ export async function consolidate(
     .sort(keeperFirst);
   const clusters: { head: Candidate; members: Candidate[] }[] = [];
   for (const candidate of candidates) {
-    const home = candidate.memory.immutable ? undefined : clusters.find((c) => isDuplicate(c.head, candidate, request.min_similarity));
+    const home = candidate.memory.immutable ? undefined : clusters.find((c) => isDuplicate(c.head, candidate, request.min_similarity) && foldsWhole(c, candidate));
     if (home) home.members.push(candidate);
     else clusters.push({ head: candidate, members: [] });
   }
@@ -62,6 +63,17 @@ export async function consolidate(
     merged_into: head.memory.id,
   }));
   return { clusters: details, merged: details.reduce((n, d) => n + d.memory_ids.length - 1, 0), examined: candidates.length };
+}
+
+/**
+ * Would folding `candidate` into the cluster keep all its tags and metadata? A member that brings
+ * more than the kept memory can hold (past 10 tags, or metadata past its limits) stays a memory
+ * of its own rather than losing them when it is soft-deleted.
+ */
+function foldsWhole(cluster: { head: Candidate; members: Candidate[] }, candidate: Candidate): boolean {
+  const kept = cluster.members.reduce((memory, m) => merge(memory, m.memory, memory.updated_at), cluster.head.memory);
+  const dropped = mergeDropped(merge(kept, candidate.memory, kept.updated_at), candidate.memory);
+  return dropped === null || (dropped.tags.length === 0 && dropped.metadata_keys.length === 0);
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { MemoryFilter, MemoryStore, Page, VectorHit } from "./store-port";
 import { historyEntry, type HistoryEntry } from "./history";
-import { checkExpiry, checkMetadata, foldTags, newMemory, PatchFields, StoreFields, type Memory } from "./memory";
+import { checkContent, checkExpiry, checkMetadata, foldTags, newMemory, PatchFields, StoreFields, type Memory } from "./memory";
 import { isRefined, refinedList, type Refinement } from "./list-query";
 import { immutableConflict, invalid, notFound } from "./errors";
-import { DEDUP_NEIGHBOURS, isDuplicate, isExactDuplicate, isNearDuplicate, merge, type Candidate } from "./dedup";
+import { DEDUP_NEIGHBOURS, isDuplicate, isExactDuplicate, isNearDuplicate, merge, mergeDropped, type Candidate, type MergeDropped } from "./dedup";
 import { contentHash, cosine } from "./text";
 import { knowsFactSignature, rememberFactSignature } from "./fact-signature";
 import type { Clock, FactReader, TextEmbedder } from "./ports";
@@ -18,6 +18,8 @@ export interface StoreOutcome {
   tokens_used: number;
   /** the record behind each distinct id of `ids`, in order, as stored or merged */
   memories: Memory[];
+  /** one per input item: what a merged duplicate carried that its merge did not keep (null: nothing, or not merged) */
+  merge_dropped: (MergeDropped | null)[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -74,18 +76,26 @@ export class Memories {
     const merged = new Map<string, Memory>();
     /** existing memories a candidate duplicates (kept as they are when not merging) */
     const known = new Map<string, Memory>();
+    const dropped: (MergeDropped | null)[] = candidates.map(() => null);
     const stored = await this.storedDuplicates(userId, candidates, now);
     for (const [i, candidate] of candidates.entries()) {
       const twin = fresh.find((f) => isDuplicate(f, candidate, this.dedupThreshold));
       if (twin) {
-        if (mergeDuplicates) twin.memory = merge(twin.memory, candidate.memory, twin.memory.updated_at);
+        if (mergeDuplicates) {
+          twin.memory = merge(twin.memory, candidate.memory, twin.memory.updated_at);
+          dropped[i] = mergeDropped(twin.memory, candidate.memory);
+        }
         ids.push(twin.memory.id);
         continue;
       }
       const existing = merged.get(candidate.memory.id) ?? stored[i];
       if (existing) {
         known.set(existing.id, existing);
-        if (mergeDuplicates) merged.set(existing.id, merge(merged.get(existing.id) ?? existing, candidate.memory, iso(now)));
+        if (mergeDuplicates) {
+          const folded = merge(merged.get(existing.id) ?? existing, candidate.memory, iso(now));
+          merged.set(existing.id, folded);
+          dropped[i] = mergeDropped(folded, candidate.memory);
+        }
         ids.push(existing.id);
         continue;
       }
@@ -97,7 +107,7 @@ export class Memories {
     const freshIds = fresh.map((f) => f.memory.id);
     const records = new Map<string, Memory>([...known, ...merged, ...fresh.map((f): [string, Memory] => [f.memory.id, f.memory])]);
     const memories = [...new Set(ids)].map((id) => records.get(id)!);
-    return { ids, fresh_ids: freshIds, stored: fresh.length, deduplicated: candidates.length - fresh.length, tokens_used: tokens.reduce((a, b) => a + b, 0), memories };
+    return { ids, fresh_ids: freshIds, stored: fresh.length, deduplicated: candidates.length - fresh.length, tokens_used: tokens.reduce((a, b) => a + b, 0), memories, merge_dropped: dropped };
   }
 
   /**
@@ -134,6 +144,7 @@ export class Memories {
 
   /** The item with `tags` folded into its metadata, checked. */
   private checkStoreFields({ tags, ...item }: StoreFields, now: number, prefix: string): StoreFields {
+    checkContent(item.content, `${prefix}content`);
     const metadata = foldTags(tags, item.metadata, {}, prefix);
     if (metadata) checkMetadata(metadata, `${prefix}metadata`);
     checkExpiry(item.expires_at, now, `${prefix}expires_at`);
@@ -207,6 +218,7 @@ export class Memories {
     if (tags === undefined && Object.keys(patch).length === 0) throw invalid(`give at least one of: ${PATCHABLE.join(", ")}`);
     const metadata = foldTags(tags, patch.metadata, current.metadata, "body/");
     if (metadata) patch.metadata = metadata;
+    checkContent(patch.content, "body/content");
     if (patch.metadata) checkMetadata(patch.metadata, "body/metadata");
     checkExpiry(patch.expires_at, now, "body/expires_at");
     const changes = changedFields(current, normalizePatch(patch));

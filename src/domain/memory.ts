@@ -106,7 +106,8 @@ export const Namespace = t.String({ minLength: 1, maxLength: LIMITS.scopeField }
 export const Timestamp = t.String({ format: "date-time" });
 /** A Timestamp in the form memories store theirs (UTC, milliseconds), which filters compare as strings. */
 export const storedTimestamp = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
-export const Uuid = t.String({ format: "uuid" });
+/** Ids are UUIDs in lowercase hex, as engram writes them: an upper-case id is refused (422) rather than not found. */
+export const Uuid = t.String({ pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", description: "a UUID in lowercase hex" });
 
 /** A tag list: at most LIMITS.tags tags of LIMITS.tagChars characters. */
 export const tagList = (description?: string) => t.Array(t.String({ maxLength: LIMITS.tagChars }), { maxItems: LIMITS.tags, description });
@@ -242,6 +243,13 @@ export function checkMetadata(metadata: Record<string, unknown>, field = "metada
   const bytes = Buffer.byteLength(JSON.stringify(metadata));
   if (bytes > LIMITS.metadataBytes) {
     throw invalid(`${field}: must serialize to at most ${LIMITS.metadataBytes} bytes (got ${bytes})`, { field, rule: "max_bytes", max_bytes: LIMITS.metadataBytes, actual_bytes: bytes });
+  }
+}
+
+/** Content must say something: text of only spaces and control characters is refused (422), never stored. */
+export function checkContent(content: string | undefined, field = "content"): void {
+  if (content !== undefined && !/[^\s\p{Cc}]/u.test(content)) {
+    throw invalid(`${field}: must contain a visible character (got only spaces or control characters)`, { field, rule: "blank" });
   }
 }
 

@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { Memory, RelationType, Uuid, type Memory as MemoryT } from "./memory";
+import { CLOSED, Memory, Metadata, RelationType, Uuid, type Memory as MemoryT } from "./memory";
 
 export const Relation = t.Object({
   id: Uuid,
@@ -10,6 +10,10 @@ export const Relation = t.Object({
   created_at: t.String({ format: "date-time" }),
 });
 export type Relation = Static<typeof Relation>;
+
+/** What a client gives to create a relation: `metadata` has a memory's limits (checkMetadata for size and depth). */
+export const RelationInput = t.Object({ target_id: Uuid, relation_type: RelationType, metadata: t.Optional(Metadata) }, CLOSED);
+export type RelationInput = Static<typeof RelationInput>;
 
 /** The memory at the other end of a listed relation (MemoClaw clients show it). */
 export const RelatedMemory = t.Pick(Memory, ["id", "content", "importance", "memory_type", "namespace"]);

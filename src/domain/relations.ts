@@ -1,8 +1,8 @@
 import type { MemoryStore } from "./store-port";
 import type { Clock } from "./ports";
-import { checkMetadata, type RelationType } from "./memory";
+import { checkMetadata } from "./memory";
 import { invalid, notFound, DomainError } from "./errors";
-import { withDirection, type ListedRelation, type Relation } from "./relation";
+import { withDirection, type ListedRelation, type Relation, type RelationInput } from "./relation";
 import { lineageOf, type Lineage } from "./supersession";
 
 /** Typed links between two active memories of the same user. */
@@ -12,7 +12,7 @@ export class Relations {
     private readonly clock: Clock,
   ) {}
 
-  async create(userId: string, sourceId: string, input: { target_id: string; relation_type: RelationType; metadata?: Record<string, unknown> }): Promise<Relation> {
+  async create(userId: string, sourceId: string, input: RelationInput): Promise<Relation> {
     if (sourceId === input.target_id) throw invalid("body/target_id: a memory cannot relate to itself", { field: "body/target_id", rule: "not_self" });
     if (input.metadata) checkMetadata(input.metadata, "body/metadata");
     const now = this.clock();

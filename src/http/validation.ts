@@ -2,7 +2,7 @@ import { t, type Static, type TSchema } from "elysia";
 import { Kind } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { DomainError, invalid } from "../domain/errors";
-import { LIMITS } from "../domain/memory";
+import { CLOSED, LIMITS } from "../domain/memory";
 import { describeError, INTEGER_RANGE, unknownField, validationFailure } from "./errors";
 
 /**
@@ -146,6 +146,9 @@ export function jsonBody<S extends TSchema>(schema: S) {
     },
   };
 }
+
+/** For a route that takes no body: none, or `{}`; any key in one is an unknown field (422), never ignored. */
+export const NO_BODY = jsonBody(t.Optional(t.Object({}, CLOSED)));
 
 type Problem = ReturnType<typeof unknownField>;
 const wrongType = (field: string, expected: string): Problem => ({ field, message: `Expected ${expected}`, rule: "type", expected });

@@ -4,6 +4,7 @@ import { DEFAULT_NAMESPACE, LIMITS, Metadata, MemoryType, RelationType, ScopeFie
 import { IngestSource } from "../domain/ingest/ingest";
 import { SortField, SortOrder } from "../domain/list-query";
 import { SuggestionReason } from "../domain/suggested";
+import { RelationInput } from "../domain/relation";
 import type { PaidRoute } from "../billing/prices";
 import type { AppDeps } from "../http/deps";
 import { core, memoryView } from "../http/present";
@@ -11,7 +12,7 @@ import { filterOf, refinementOf } from "../http/memory-query";
 import { recallAnswer, RecallBody, searchAnswer, SearchBody } from "../http/operations/retrieval";
 import { ingestAnswer, IngestBody } from "../http/operations/ingest";
 import { exportAnswer, exportFilter, ExportOptions, namespacesAnswer } from "../http/operations/export";
-import { storeBatchAnswer, StoreBatchBody } from "../http/operations/store";
+import { storeBatchAnswer, StoreBatchBody, storeReply } from "../http/operations/store";
 import { memoryAnswer } from "../http/operations/memory";
 import { suggestedAnswer } from "../http/operations/suggested";
 import { graphAnswer } from "../http/operations/graph";
@@ -102,8 +103,7 @@ export const TOOLS: Tool[] = [
     input: StoreFields,
     paid: "POST /v1/store",
     async run({ deps, userId, charge }, args) {
-      const outcome = await charge("POST /v1/store", () => deps.memories.storeMany(userId, [args]));
-      return { id: outcome.ids[0]!, stored: true, deduplicated: outcome.deduplicated > 0, tokens_used: outcome.tokens_used };
+      return storeReply(await charge("POST /v1/store", () => deps.memories.storeMany(userId, [args])));
     },
     text: (r) => (r.deduplicated ? `Merged into existing memory ${r.id} (near-duplicate).` : `Stored memory ${r.id}.`),
   }),
@@ -233,7 +233,7 @@ export const TOOLS: Tool[] = [
     title: "Relate two memories",
     description: "Create a typed relation from memory `id` (source) to `target_id`.",
     rest: "POST /v1/memories/:id/relations",
-    input: t.Object({ id: Uuid, target_id: Uuid, relation_type: RelationType, metadata: t.Optional(t.Record(t.String(), t.Unknown(), { maxProperties: LIMITS.metadataKeys })) }),
+    input: t.Composite([t.Object({ id: Uuid }), RelationInput]),
     async run({ deps, userId }, { id, ...input }) {
       return { ...(await deps.relations.create(userId, id, input)), created: true };
     },

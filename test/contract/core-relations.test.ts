@@ -238,6 +238,11 @@ describeEngines("core memories and relations", (engine) => {
       for (const metadata of ["source: retro", [1, 2], 5]) {
         expectFieldError(await client.post(`/v1/memories/${a}/relations`, { target_id: b, relation_type: "supports", metadata }), "metadata");
       }
+      // metadata.tags follows a memory's rule: at most 10 strings of at most 64 characters
+      const elevenTags = Array.from({ length: 11 }, (_, i) => `t${i}`);
+      for (const tags of [elevenTags, [1, {}], "abc", ["a".repeat(65)]]) {
+        expectFieldError(await client.post(`/v1/memories/${a}/relations`, { target_id: b, relation_type: "supports", metadata: { tags } }), "metadata/tags");
+      }
       expect((await client.post(`/v1/memories/${a}/relations`, { target_id: b, relation_type: "supports" })).status).toBe(201);
       const twice = await client.post(`/v1/memories/${a}/relations`, { target_id: b, relation_type: "supports" });
       expect(twice.status).toBe(409);

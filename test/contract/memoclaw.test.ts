@@ -360,7 +360,7 @@ describeEngines("memoclaw clients", (engine) => {
       expect((await client.get("/v1/free-tier/status")).body.free_tier_remaining).toBe(before);
       expect((await other.get(`/v1/memories/${foreign}`)).status).toBe(200);
       expect422(await client.post("/v1/memories/bulk-delete", { ids: [] }), "body/ids", "min_items");
-      expect422(await client.post("/v1/memories/batch-delete", { ids: ["x"] }), "body/ids/0", "format");
+      expect422(await client.post("/v1/memories/batch-delete", { ids: ["x"] }), "body/ids/0", "pattern");
     });
   });
 
@@ -438,6 +438,24 @@ describeEngines("memoclaw clients", (engine) => {
       expect((await other.get(`/v1/memories/${foreign}`)).status).toBe(200);
       expect((await client.post("/v1/memories/consolidate", { namespace })).body).toMatchObject({ clusters: [], details: [], clusters_found: 0, merged: 0 });
       expect422(await client.post("/v1/memories/consolidate", { min_similarity: 2 }), "body/min_similarity", "maximum");
+    });
+
+    test("consolidate never folds a memory whose tags the kept one cannot hold: it stays a memory of its own", async () => {
+      const client = new Client(service);
+      const namespace = uniqueNs("consolidate-full");
+      const content = "The staging database is refreshed from production every Sunday night.";
+      const copyInto = async (tags: string[]) => {
+        const id = await storeOne(client, { content, tags, namespace: `${namespace}-${tags[0]}` });
+        expect((await client.patch(`/v1/memories/${id}`, { namespace })).status).toBe(200);
+        return id;
+      };
+      const keep = await storeOne(client, { content, importance: 0.9, tags: ["a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"], namespace });
+      const crowded = await copyInto(["b0", "b1", "b2"]);
+      const fitting = await copyInto(["a0", "c0"]);
+      const res = await client.post("/v1/memories/consolidate", { namespace });
+      expect(res.body.clusters).toEqual([{ memory_ids: [keep, fitting], similarity: expect.any(Number), merged_into: keep }]);
+      expect((await client.get(`/v1/memories/${keep}`)).body.tags).toEqual(["a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "c0"]);
+      expect((await client.get(`/v1/memories/${crowded}`)).body.tags).toEqual(["b0", "b1", "b2"]);
     });
 
     test("consolidate as each client sends it, answering the fields each parses", async () => {

@@ -96,13 +96,41 @@ describeEngines("memories", (engine) => {
       expect(list.body.total).toBe(2);
     });
 
+    test("a duplicate's locks and missing fields are kept by the merge; what it cannot keep is reported", async () => {
+      const client = new Client(service);
+      const content = "The nightly export job writes parquet files to the archive bucket.";
+      const first = await storeOne(client, { content, metadata: { tags: ["a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"] } });
+      const again = await client.post("/v1/store", {
+        content,
+        immutable: true,
+        memory_type: "project",
+        agent_id: "exporter",
+        metadata: { tags: ["b0", "b1", "b2", "b3"] },
+      });
+      expect(again.status).toBe(201);
+      expect(again.body).toMatchObject({ id: first, deduplicated: true, merge_dropped: { tags: ["b2", "b3"], metadata_keys: [], fields: [] } });
+      const merged = (await client.get(`/v1/memories/${first}`)).body;
+      expect(merged).toMatchObject({ immutable: true, memory_type: "project", agent_id: "exporter" });
+      expect(merged.metadata.tags).toEqual(["a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "b0", "b1"]);
+      expect((await client.del(`/v1/memories/${first}`)).status).toBe(409);
+
+      // a whole merge says nothing; a field the memory holds its own value for is reported
+      const plain = await storeOne(client, { content: "The archive bucket keeps exports for ninety days.", memory_type: "decision" });
+      const whole = await client.post("/v1/store", { content: "The archive bucket keeps exports for ninety days.", metadata: { tags: ["retention"] } });
+      expect(whole.body).toMatchObject({ id: plain, deduplicated: true });
+      expect(whole.body.merge_dropped).toBeUndefined();
+      const typed = await client.post("/v1/store/batch", { memories: [{ content: "The archive bucket keeps exports for ninety days.", memory_type: "preference" }, { content: "A fresh memory of the batch." }] });
+      expect(typed.body.merge_dropped).toEqual([{ index: 0, id: plain, tags: [], metadata_keys: [], fields: ["memory_type"] }]);
+      expect((await client.get(`/v1/memories/${plain}`)).body.memory_type).toBe("decision");
+    });
+
     test("an immutable memory absorbs a duplicate unchanged; a deleted memory's content stores anew", async () => {
       const client = new Client(service);
       const content = "Alice is the tech lead for the payments team since March.";
       const locked = await storeOne(client, { content, immutable: true, importance: 0.4 });
       const before = (await client.get(`/v1/memories/${locked}`)).body;
       const dup = await client.post("/v1/store", { content, importance: 0.9, metadata: { tags: ["people"] } });
-      expect(dup.body).toMatchObject({ id: locked, deduplicated: true });
+      expect(dup.body).toMatchObject({ id: locked, deduplicated: true, merge_dropped: { tags: ["people"], metadata_keys: [], fields: [] } });
       expect((await client.get(`/v1/memories/${locked}`)).body).toEqual(before);
 
       const note = "Use pnpm instead of npm for the monorepo because of workspace hoisting.";
@@ -140,7 +168,18 @@ describeEngines("memories", (engine) => {
       expectFieldError(await client.post("/v1/store", {}), "content");
       expectFieldError(await client.post("/v1/store", { content: "" }), "content");
       expectFieldError(await client.post("/v1/store", { content: 42 }), "content");
+      // content of only spaces or control characters says nothing: refused on every write path
+      for (const blank of [" ", "\n\t ", "\u0000", "\u0007 "]) {
+        const res = await client.post("/v1/store", { content: blank });
+        expectFieldError(res, "content");
+        expect(res.body.error.details.rule).toBe("blank");
+      }
+      expectFieldError(await client.post("/v1/store/batch", { memories: [{ content: "A real fact." }, { content: "  " }] }), "body/memories/1/content");
       expect((await client.get("/v1/memories")).body.total).toBe(0);
+      const id = await storeOne(client, { content: "The visible fact." });
+      expectFieldError(await client.patch(`/v1/memories/${id}`, { content: "\u0000 " }), "content");
+      expect((await client.get(`/v1/memories/${id}`)).body.content).toBe("The visible fact.");
+      expect((await client.del(`/v1/memories/${id}`)).status).toBe(200);
     });
   });
 
@@ -364,6 +403,12 @@ describeEngines("memories", (engine) => {
       expect(missing.status).toBe(404);
       expect(missing.body.error).toMatchObject({ code: "NOT_FOUND", details: { reason: "not_found" } });
       expectFieldError(await client.get("/v1/memories/not-a-uuid"), "id");
+      // an id in upper case is refused, never answered as not found
+      const upper = id.toUpperCase();
+      expectFieldError(await client.get(`/v1/memories/${upper}`), "id");
+      expectFieldError(await client.patch(`/v1/memories/${upper}`, { importance: 0.5 }), "id");
+      expectFieldError(await client.post("/v1/memories/core", { memory_id: upper }), "memory_id");
+      expectFieldError(await client.post("/v1/memories/batch-delete", { ids: [upper] }), "ids");
     });
   });
 
@@ -457,6 +502,9 @@ describeEngines("memories", (engine) => {
       const batch = await client.patch("/v1/memories/batch", { updates: [{ id, namespace: pad("ns", 256) }] });
       expect(batch.body.errors).toEqual([{ id, status: 422, message: expect.stringContaining("body/updates/0/namespace") }]);
       expect((await client.get(`/v1/memories/${id}`)).body.namespace).toBe(ns255);
+      // an item that names no memory is reported with an empty id and says what is missing
+      const anonymous = await client.patch("/v1/memories/batch", { updates: [{ importance: 0.3 }, 5, null] });
+      expect(anonymous.body.errors).toEqual([0, 1, 2].map((i) => ({ id: "", status: 422, message: expect.stringContaining(`body/updates/${i}/id: required`) })));
       expect((await client.get(`/v1/memories/${id}`)).body.importance).toBe(0.5);
     });
 

@@ -60,6 +60,20 @@ describeEngines("unknown body fields", (engine) => {
     expect((await client.get("/v1/free-tier/status")).body.free_tier_used).toBe(2);
   });
 
+  test("a route that takes no body refuses one with any field (422), and takes none or {}", async () => {
+    const client = new Client(service);
+    const namespace = uniqueNs("nobody");
+    const [a, b] = [await storeOne(client, { content: "The fire drill is on the first Friday.", namespace, pinned: true }), await storeOne(client, { content: "Visitors sign in at the front desk.", namespace })];
+    const relation = (await client.post(`/v1/memories/${a}/relations`, { target_id: b, relation_type: "related_to" })).body.id;
+    for (const path of [`/v1/memories/${a}/relations/${relation}`, `/v1/memories/core/${a}`, `/v1/memories/${a}`]) {
+      const refused = await client.request("DELETE", path, { force: true });
+      expectFieldError(refused, "body/force");
+      expect(refused.body.error.details).toMatchObject({ field: "body/force", rule: "unknown_field" });
+      expect((await client.request("DELETE", path, {})).status).toBe(200);
+    }
+    expect((await client.request("DELETE", `/v1/memories/${b}`)).status).toBe(200);
+  });
+
   test("a batch update item with an undeclared field is a per-item 422; the other items apply", async () => {
     const client = new Client(service);
     const id = await storeOne(client, { content: "The team lunch is on Thursdays at the Thai place." });

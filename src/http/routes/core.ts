@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { CLOSED, LIMITS, ScopeField, Uuid } from "../../domain/memory";
-import { jsonBody, QueryInt } from "../validation";
+import { jsonBody, QueryInt, NO_BODY } from "../validation";
 import { authPlugin } from "../auth-plugin";
 import type { AppDeps } from "../deps";
 import { core, CoreMemory, ListedMemory, memoryView } from "../present";
@@ -64,6 +64,6 @@ export const coreRoutes = (deps: AppDeps) => {
         await deps.memories.setPinned(userId, params.id, false);
         return { unpinned: true as const, id: params.id };
       },
-      { params: t.Object({ id: Uuid }), response: { 200: t.Object({ unpinned: t.Literal(true), id: Uuid }) }, detail: { summary: "Unpin a memory (404 if not pinned)" } },
+      { ...NO_BODY, params: t.Object({ id: Uuid }), response: { 200: t.Object({ unpinned: t.Literal(true), id: Uuid }) }, detail: { summary: "Unpin a memory (404 if not pinned)" } },
     );
 };

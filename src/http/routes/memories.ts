@@ -1,14 +1,14 @@
 import { Elysia, t, type Static } from "elysia";
 import { CLOSED, LIMITS, PatchFields, Uuid } from "../../domain/memory";
-import { DomainError } from "../../domain/errors";
-import { checked, jsonBody, QueryInt } from "../validation";
+import { DomainError, invalid } from "../../domain/errors";
+import { checked, jsonBody, QueryInt, NO_BODY } from "../validation";
 import { authPlugin, type Caller } from "../auth-plugin";
 import type { AppDeps } from "../deps";
 import { memoryView, ListedMemory } from "../present";
 import { filterOf, MemoryQuery, refinementOf } from "../memory-query";
 import { HistoryEntry } from "../../domain/history";
 import { memoryAnswer, MemoryReply } from "../operations/memory";
-import { storeBatchAnswer, StoreBatchBody, StoreBatchReply, StoreBody, storeRelated } from "../operations/store";
+import { storeBatchAnswer, StoreBatchBody, StoreBatchReply, StoreBody, storeRelated, StoreReply, storeReply } from "../operations/store";
 
 const BatchUpdate = t.Composite([t.Object({ id: Uuid }), PatchFields], { minProperties: 2, ...CLOSED });
 // Items are validated one by one in the handler, so one bad item is reported, not fatal. They are
@@ -42,8 +42,10 @@ export const memoryRoutes = (deps: AppDeps) => {
       const results: { id: string; updated: boolean; error?: string }[] = [];
       let updated = 0;
       for (const [i, item] of body.updates.entries()) {
-        const id = String((item as { id?: unknown } | null)?.id).slice(0, 64);
+        const given = (item as { id?: unknown } | null)?.id;
+        const id = typeof given === "string" ? given.slice(0, 64) : ""; // "": the item names no memory
         try {
+          if (typeof given !== "string") throw invalid(`body/updates/${i}/id: required: the id of the memory to update`, { field: `body/updates/${i}/id`, rule: "required" });
           const { id: _, ...patch } = checked(BatchUpdate, item, `body/updates/${i}`);
           await deps.memories.update(userId, id, patch, { history: false });
           updated++;
@@ -79,12 +81,15 @@ export const memoryRoutes = (deps: AppDeps) => {
           storeRelated(deps, userId, [fields], auto_relate ?? false),
         );
         set.status = 201;
-        return { id: outcome.ids[0]!, stored: true, deduplicated: outcome.deduplicated > 0, tokens_used: outcome.tokens_used, ...(relations_created !== undefined && { relations_created }) };
+        return storeReply(outcome, relations_created);
       },
       {
         ...jsonBody(StoreBody),
-        response: { 201: t.Object({ id: Uuid, stored: t.Literal(true), deduplicated: t.Boolean(), tokens_used: t.Integer(), relations_created: t.Optional(t.Integer()) }) },
-        detail: { summary: "Store one memory (paid)", description: "A near-duplicate of an existing memory in the same namespace is merged into it (`deduplicated: true`, the existing id)." },
+        response: { 201: StoreReply },
+        detail: {
+          summary: "Store one memory (paid)",
+          description: "A near-duplicate of an existing memory in the same namespace is merged into it (`deduplicated: true`, the existing id); `merge_dropped` lists what the merge did not keep.",
+        },
       },
     )
     .post(
@@ -156,7 +161,7 @@ export const memoryRoutes = (deps: AppDeps) => {
         await deps.memories.delete(userId, params.id);
         return { deleted: true as const, id: params.id };
       },
-      { params: IdParams, response: { 200: t.Object({ deleted: t.Literal(true), id: Uuid }) }, detail: { summary: "Soft-delete one memory" } },
+      { ...NO_BODY, params: IdParams, response: { 200: t.Object({ deleted: t.Literal(true), id: Uuid }) }, detail: { summary: "Soft-delete one memory" } },
     )
     .delete("/v1/memories", (c) => deleteMany(c), {
       ...deleteOptions,

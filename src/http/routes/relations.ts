@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
-import { CLOSED, LIMITS, RelationType, Uuid } from "../../domain/memory";
-import { ListedRelation, Relation } from "../../domain/relation";
+import { Uuid } from "../../domain/memory";
+import { ListedRelation, Relation, RelationInput } from "../../domain/relation";
 import { authPlugin } from "../auth-plugin";
-import { jsonBody } from "../validation";
+import { jsonBody, NO_BODY } from "../validation";
 import type { AppDeps } from "../deps";
 
 /** Typed relations between memories (the graph's edges). */
@@ -18,9 +18,9 @@ export const relationRoutes = (deps: AppDeps) =>
       },
       {
         params: t.Object({ id: Uuid }),
-        ...jsonBody(t.Object({ target_id: Uuid, relation_type: RelationType, metadata: t.Optional(t.Record(t.String(), t.Unknown(), { maxProperties: LIMITS.metadataKeys })) }, CLOSED)),
+        ...jsonBody(RelationInput),
         response: { 201: t.Composite([Relation, t.Object({ created: t.Literal(true, { description: "MemoClaw clients read it" }) })]) },
-        detail: { summary: "Relate this memory (source) to a target memory", description: "404 if either memory is missing; 409 if the same typed relation exists; 422 for a self-relation. `metadata` has a memory's limits (4 KB, 20 keys, 3 levels)." },
+        detail: { summary: "Relate this memory (source) to a target memory", description: "404 if either memory is missing; 409 if the same typed relation exists; 422 for a self-relation. `metadata` has a memory's limits (4 KB, 20 keys, 3 levels, `tags` at most 10 strings of 64 characters)." },
       },
     )
     .get("/v1/memories/:id/relations", async ({ params, userId }) => ({ relations: await deps.relations.list(userId, params.id) }), {
@@ -34,5 +34,5 @@ export const relationRoutes = (deps: AppDeps) =>
         await deps.relations.delete(userId, params.id, params.relationId);
         return { deleted: true as const, id: params.relationId };
       },
-      { params: t.Object({ id: Uuid, relationId: Uuid }), response: { 200: t.Object({ deleted: t.Literal(true), id: Uuid }) }, detail: { summary: "Delete a relation" } },
+      { ...NO_BODY, params: t.Object({ id: Uuid, relationId: Uuid }), response: { 200: t.Object({ deleted: t.Literal(true), id: Uuid }) }, detail: { summary: "Delete a relation" } },
     );
