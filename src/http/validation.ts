@@ -71,7 +71,25 @@ export async function parseJsonBody({ request, contentType }: { request: Request
     throw new DomainError(400, "invalid_json", `request body is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
   }
   if (!isPlainObject(value)) throw invalid("body: Expected object", { field: "body", rule: "type", expected: "object" });
+  const broken = lonelySurrogate(value, "body");
+  if (broken) throw invalid(`${broken}: not valid Unicode (a lone surrogate escape such as \\udc00)`, { field: broken, rule: "unicode" });
   return value;
+}
+
+/** JSON may escape half of a surrogate pair alone; stored as UTF-8 it would become U+FFFD, so it is refused instead. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The JSON pointer of the first key or string holding a lone surrogate, or null. */
+function lonelySurrogate(value: unknown, at: string): string | null {
+  if (typeof value === "string") return LONE_SURROGATE.test(value) ? at : null;
+  if (typeof value !== "object" || value === null) return null;
+  for (const [key, child] of Object.entries(value)) {
+    const path = `${at}/${pointerSegment(key)}`;
+    if (LONE_SURROGATE.test(key)) return path;
+    const found = lonelySurrogate(child, path);
+    if (found) return found;
+  }
+  return null;
 }
 
 /**
@@ -217,6 +235,7 @@ function declaredQueries(routes: { method: string; path: string; hooks?: unknown
  * `namespce` does not answer for every namespace. Elysia's query validation drops undeclared keys
  * instead, so this runs before it (a global transform), against the routes' own schemas, read once
  * from the app when the first request arrives. Every parameter the MemoClaw clients send is declared.
+ * A parameter given twice is refused too (rule repeated): Elysia would read one value and drop the other.
  */
 export function closedQueries(app: { routes: { method: string; path: string; hooks?: unknown }[] }) {
   let declared: DeclaredQueries | null = null;
@@ -227,5 +246,20 @@ export function closedQueries(app: { routes: { method: string; path: string; hoo
     if (allowed === undefined) return;
     const unknown = Object.keys(query).find((key) => !allowed.includes(key));
     if (unknown !== undefined) throw validationFailure([unknownField(`query/${pointerSegment(unknown)}`, allowed)]);
+    const repeated = repeatedParameter(request.url);
+    if (repeated !== undefined) {
+      const field = `query/${pointerSegment(repeated)}`;
+      throw invalid(`${field}: given more than once (give it once; a list such as tags is comma-separated)`, { field, rule: "repeated" });
+    }
   };
+}
+
+/** The first query parameter given twice: only one of the values would be read, the others ignored. */
+function repeatedParameter(url: string): string | undefined {
+  const seen = new Set<string>();
+  for (const key of new URL(url).searchParams.keys()) {
+    if (seen.has(key)) return key;
+    seen.add(key);
+  }
+  return undefined;
 }

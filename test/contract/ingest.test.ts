@@ -72,8 +72,12 @@ describeEngines("ingest and extract", (engine) => {
   });
 
   test("messages or text, exactly one; roles and sizes are validated", async () => {
-    expectFieldError(await client.post("/v1/ingest", {}), "body");
-    expectFieldError(await client.post("/v1/ingest", { text: "a", messages: [{ role: "user", content: "b" }] }), "body");
+    const neither = await client.post("/v1/ingest", {});
+    expectFieldError(neither, "body");
+    expect(neither.body.error.details).toMatchObject({ field: "body/messages", rule: "required", alternative: "body/text" });
+    const both = await client.post("/v1/ingest", { text: "a", messages: [{ role: "user", content: "b" }] });
+    expectFieldError(both, "body");
+    expect(both.body.error.details).toMatchObject({ field: "body/text", rule: "conflict", conflicts_with: "body/messages" });
     expectFieldError(await client.post("/v1/ingest", { messages: [{ role: "robot", content: "hello" }] }), "role");
     expectFieldError(await client.post("/v1/ingest", { messages: [] }), "messages");
     expectFieldError(await client.post("/v1/ingest", { messages: "I prefer tabs" }), "body/messages");

@@ -175,7 +175,14 @@ describeEngines("memories", (engine) => {
         expect(res.body.error.details.rule).toBe("blank");
       }
       expectFieldError(await client.post("/v1/store/batch", { memories: [{ content: "A real fact." }, { content: "  " }] }), "body/memories/1/content");
-      expect((await client.get("/v1/memories")).body.total).toBe(0);
+      // half a surrogate pair would be stored as U+FFFD: refused, wherever it is, never altered
+      for (const [body, field] of [[{ content: "bad \udc00 text" }, "body/content"], [{ content: "ok", metadata: { note: "\ud83d" } }, "body/metadata/note"], [{ content: "ok", metadata: { ["k\udc00"]: 1 } }, "body/metadata/k"]] as const) {
+        const res = await client.post("/v1/store", body);
+        expectFieldError(res, field);
+        expect(res.body.error.details.rule).toBe("unicode");
+      }
+      expect((await client.post("/v1/store", { content: "A whole emoji 😀 is fine." })).status).toBe(201);
+      expect((await client.get("/v1/memories")).body.total).toBe(1);
       const id = await storeOne(client, { content: "The visible fact." });
       expectFieldError(await client.patch(`/v1/memories/${id}`, { content: "\u0000 " }), "content");
       expect((await client.get(`/v1/memories/${id}`)).body.content).toBe("The visible fact.");

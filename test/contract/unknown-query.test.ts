@@ -46,6 +46,22 @@ describeEngines("unknown query parameters", (engine) => {
     expect((await client.get(`/v1/memories?namespace=${namespace}`)).body.total).toBe(1);
   });
 
+  test("a parameter given twice is a 422 naming it, never read as one of its values", async () => {
+    const client = new Client(service);
+    const cases: [string, string][] = [
+      ["/v1/memories?limit=200&limit=2", "query/limit"],
+      ["/v1/memories/count?tags=a&tags=b", "query/tags"],
+      ["/v1/memories/search?limit=3&q=cache&q=build", "query/q"],
+      ["/v1/export?format=csv&format=json", "query/format"],
+    ];
+    for (const [path, field] of cases) {
+      const res = await client.get(path);
+      expect(res.status).toBe(422);
+      expect(res.body.error.details).toMatchObject({ field, rule: "repeated" });
+    }
+    expect((await client.get("/v1/memories?tags=a,b&limit=2")).status).toBe(200);
+  });
+
   test("every parameter the MemoClaw clients send is accepted", async () => {
     const client = new Client(service);
     const namespace = uniqueNs("client-query");

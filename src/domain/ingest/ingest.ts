@@ -32,8 +32,8 @@ export interface IngestRequest extends ExtractInput {
 }
 
 export function requireOneSource(input: ExtractInput): void {
-  if (input.messages === undefined && input.text === undefined) throw invalid("body: provide messages or text");
-  if (input.messages !== undefined && input.text !== undefined) throw invalid("body: provide either messages or text, not both");
+  if (input.messages === undefined && input.text === undefined) throw invalid("body: provide messages or text", { field: "body/messages", rule: "required", alternative: "body/text" });
+  if (input.messages !== undefined && input.text !== undefined) throw invalid("body: provide either messages or text, not both", { field: "body/text", rule: "conflict", conflicts_with: "body/messages" });
 }
 
 /**
