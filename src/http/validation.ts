@@ -256,6 +256,7 @@ export function closedQueries(app: { routes: { method: string; path: string; hoo
 
 /** The first query parameter given twice: only one of the values would be read, the others ignored. */
 function repeatedParameter(url: string): string | undefined {
+  if (!url.includes("&")) return undefined; // one parameter at most: nothing to repeat
   const seen = new Set<string>();
   for (const key of new URL(url).searchParams.keys()) {
     if (seen.has(key)) return key;
