@@ -232,6 +232,9 @@ export function foldTags(tags: string[] | undefined, metadata: Metadata | undefi
  * request's raw nesting is bounded before parsing (LIMITS.bodyDepth), so the walk here is shallow.
  */
 export function checkMetadata(metadata: Record<string, unknown>, field = "metadata"): void {
+  // an empty tag names nothing (checked here, on input, so records stored before still read back)
+  const emptyTag = Array.isArray(metadata.tags) ? metadata.tags.indexOf("") : -1;
+  if (emptyTag >= 0) throw invalid(`${field}/tags/${emptyTag}: a tag must not be empty`, { field: `${field}/tags/${emptyTag}`, rule: "min_length", min_length: 1, actual_length: 0 });
   const keys = Object.keys(metadata).length;
   if (keys > LIMITS.metadataKeys) {
     throw invalid(`${field}: must have at most ${LIMITS.metadataKeys} keys (got ${keys})`, { field, rule: "max_properties", max_properties: LIMITS.metadataKeys, actual_properties: keys });

@@ -240,7 +240,7 @@ describeEngines("core memories and relations", (engine) => {
       }
       // metadata.tags follows a memory's rule: at most 10 strings of at most 64 characters
       const elevenTags = Array.from({ length: 11 }, (_, i) => `t${i}`);
-      for (const tags of [elevenTags, [1, {}], "abc", ["a".repeat(65)]]) {
+      for (const tags of [elevenTags, [1, {}], "abc", ["a".repeat(65)], [""]]) {
         expectFieldError(await client.post(`/v1/memories/${a}/relations`, { target_id: b, relation_type: "supports", metadata: { tags } }), "metadata/tags");
       }
       expect((await client.post(`/v1/memories/${a}/relations`, { target_id: b, relation_type: "supports" })).status).toBe(201);

@@ -182,6 +182,9 @@ describeEngines("memories", (engine) => {
         expect(res.body.error.details.rule).toBe("unicode");
       }
       expect((await client.post("/v1/store", { content: "A whole emoji 😀 is fine." })).status).toBe(201);
+      // an empty tag names nothing: refused however it is given
+      expectFieldError(await client.post("/v1/store", { content: "Tagged with nothing", tags: ["ok", ""] }), "tags/1");
+      expectFieldError(await client.post("/v1/store", { content: "Tagged with nothing", metadata: { tags: [""] } }), "tags/0");
       expect((await client.get("/v1/memories")).body.total).toBe(1);
       const id = await storeOne(client, { content: "The visible fact." });
       expectFieldError(await client.patch(`/v1/memories/${id}`, { content: "\u0000 " }), "content");
