@@ -90,6 +90,10 @@ describe("MCP over Streamable HTTP", () => {
     const stored = await ok(a, "store", { content: "The deploy key rotates every Tuesday at noon", memory_type: "project", metadata: { tags: ["ops"], source: "runbook" }, user_id: "ignored" });
     expect(stored).toMatchObject({ stored: true, deduplicated: false });
     const id = stored.id as string;
+    // a duplicate says what its merge did not keep, in the JSON and in the text an agent reads
+    const twice = await call(a, "store", { content: "The deploy key rotates every Tuesday at noon", memory_type: "decision" });
+    expect(twice.structuredContent).toMatchObject({ id, deduplicated: true, merge_dropped: { tags: [], metadata_keys: [], fields: ["memory_type"] } });
+    expect((twice.content[0] as { text: string }).text).toBe(`Merged into existing memory ${id} (near-duplicate); not kept: memory_type.`);
 
     const recalled = await ok(a, "recall", { query: "when does the deploy key rotate?" });
     expect(recalled.memories.map((m: { id: string }) => m.id)).toContain(id);

@@ -12,7 +12,7 @@ import { filterOf, refinementOf } from "../http/memory-query";
 import { recallAnswer, RecallBody, searchAnswer, SearchBody } from "../http/operations/retrieval";
 import { ingestAnswer, IngestBody } from "../http/operations/ingest";
 import { exportAnswer, exportFilter, ExportOptions, namespacesAnswer } from "../http/operations/export";
-import { storeBatchAnswer, StoreBatchBody, storeReply } from "../http/operations/store";
+import { storeBatchAnswer, StoreBatchBody, StoreReply, storeReply } from "../http/operations/store";
 import { memoryAnswer } from "../http/operations/memory";
 import { suggestedAnswer } from "../http/operations/suggested";
 import { graphAnswer } from "../http/operations/graph";
@@ -105,7 +105,12 @@ export const TOOLS: Tool[] = [
     async run({ deps, userId, charge }, args) {
       return storeReply(await charge("POST /v1/store", () => deps.memories.storeMany(userId, [args])));
     },
-    text: (r) => (r.deduplicated ? `Merged into existing memory ${r.id} (near-duplicate).` : `Stored memory ${r.id}.`),
+    text: (r: Static<typeof StoreReply>) => {
+      if (!r.deduplicated) return `Stored memory ${r.id}.`;
+      const d = r.merge_dropped;
+      const lost = d ? [...d.tags.map((tag) => `tag ${tag}`), ...d.metadata_keys.map((key) => `metadata ${key}`), ...d.fields].join(", ") : "";
+      return `Merged into existing memory ${r.id} (near-duplicate)${lost ? `; not kept: ${lost}` : ""}.`;
+    },
   }),
   tool({
     name: "store_batch",
