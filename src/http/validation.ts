@@ -77,15 +77,13 @@ export async function parseJsonBody({ request, contentType }: { request: Request
 }
 
 /** JSON may escape half of a surrogate pair alone; stored as UTF-8 it would become U+FFFD, so it is refused instead. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** The JSON pointer of the first key or string holding a lone surrogate, or null. */
 function lonelySurrogate(value: unknown, at: string): string | null {
-  if (typeof value === "string") return LONE_SURROGATE.test(value) ? at : null;
+  if (typeof value === "string") return value.isWellFormed() ? null : at;
   if (typeof value !== "object" || value === null) return null;
   for (const [key, child] of Object.entries(value)) {
     const path = `${at}/${pointerSegment(key)}`;
-    if (LONE_SURROGATE.test(key)) return path;
+    if (!key.isWellFormed()) return path;
     const found = lonelySurrogate(child, path);
     if (found) return found;
   }
