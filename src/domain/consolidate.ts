@@ -25,7 +25,7 @@ export const ConsolidatedCluster = t.Object({
  * then the most important, then the oldest; the others fold into it as a duplicate store would
  * (dedup.ts merge: higher importance, union of tags…) and are soft-deleted. An immutable memory
  * is never folded into another, and one that is kept is not changed; a memory whose tags or
- * metadata the kept one could not hold is not folded (foldsWhole). The relations of the folded
+ * metadata the kept one could not hold is not folded (joinedCluster). The relations of the folded
  * memories move to the kept one (see moveRelations).
  */
 export async function consolidate(
@@ -41,17 +41,19 @@ export async function consolidate(
     .filter((m) => vectors.has(m.id))
     .map((memory) => ({ memory, embedding: vectors.get(memory.id)!, content_hash: contentHash(memory.content) }))
     .sort(keeperFirst);
-  const clusters: { head: Candidate; members: Candidate[] }[] = [];
+  const now = new Date(clock()).toISOString();
+  /** `merged`: the head with its members folded in so far */
+  const clusters: { head: Candidate; members: Candidate[]; merged: Memory }[] = [];
   for (const candidate of candidates) {
-    const home = candidate.memory.immutable ? undefined : clusters.find((c) => isDuplicate(c.head, candidate, request.min_similarity) && foldsWhole(c, candidate));
-    if (home) home.members.push(candidate);
-    else clusters.push({ head: candidate, members: [] });
+    const joined = candidate.memory.immutable ? undefined : joinedCluster(clusters, candidate, request.min_similarity, now);
+    if (joined) {
+      joined.cluster.members.push(candidate);
+      joined.cluster.merged = joined.merged;
+    } else clusters.push({ head: candidate, members: [], merged: candidate.memory });
   }
   const merging = clusters.filter((c) => c.members.length > 0);
-  const now = new Date(clock()).toISOString();
   if (!request.dry_run) {
-    for (const { head, members } of merging) {
-      const merged = members.reduce((kept, m) => merge(kept, m.memory, now), head.memory);
+    for (const { head, members, merged } of merging) {
       if (merged !== head.memory) await store.updateMemory(userId, { memory: merged });
       await moveRelations(store, userId, head.memory.id, members.map((m) => m.memory.id), clock());
       await memories.deleteMany(userId, members.map((m) => m.memory.id));
@@ -66,14 +68,18 @@ export async function consolidate(
 }
 
 /**
- * Would folding `candidate` into the cluster keep all its tags and metadata? A member that brings
- * more than the kept memory can hold (past 10 tags, or metadata past its limits) stays a memory
- * of its own rather than losing them when it is soft-deleted.
+ * The first cluster `candidate` duplicates and can fold into whole, with the merge it makes there. A
+ * member that brings more than the kept memory can hold (past 10 tags, or metadata past its limits)
+ * stays a memory of its own rather than losing them when it is soft-deleted.
  */
-function foldsWhole(cluster: { head: Candidate; members: Candidate[] }, candidate: Candidate): boolean {
-  const kept = cluster.members.reduce((memory, m) => merge(memory, m.memory, memory.updated_at), cluster.head.memory);
-  const dropped = mergeDropped(merge(kept, candidate.memory, kept.updated_at), candidate.memory);
-  return dropped === null || (dropped.tags.length === 0 && dropped.metadata_keys.length === 0);
+function joinedCluster<C extends { head: Candidate; merged: Memory }>(clusters: C[], candidate: Candidate, minSimilarity: number, now: string) {
+  for (const cluster of clusters) {
+    if (!isDuplicate(cluster.head, candidate, minSimilarity)) continue;
+    const merged = merge(cluster.merged, candidate.memory, now);
+    const dropped = mergeDropped(merged, candidate.memory);
+    if (dropped === null || (dropped.tags.length === 0 && dropped.metadata_keys.length === 0)) return { cluster, merged };
+  }
+  return undefined;
 }
 
 /**

@@ -77,25 +77,24 @@ export class Memories {
     /** existing memories a candidate duplicates (kept as they are when not merging) */
     const known = new Map<string, Memory>();
     const dropped: (MergeDropped | null)[] = candidates.map(() => null);
+    /** `into` with item i folded in, noting what the merge did not keep of it */
+    const fold = (into: Memory, i: number, at: string) => {
+      const folded = merge(into, candidates[i]!.memory, at);
+      dropped[i] = mergeDropped(folded, candidates[i]!.memory);
+      return folded;
+    };
     const stored = await this.storedDuplicates(userId, candidates, now);
     for (const [i, candidate] of candidates.entries()) {
       const twin = fresh.find((f) => isDuplicate(f, candidate, this.dedupThreshold));
       if (twin) {
-        if (mergeDuplicates) {
-          twin.memory = merge(twin.memory, candidate.memory, twin.memory.updated_at);
-          dropped[i] = mergeDropped(twin.memory, candidate.memory);
-        }
+        if (mergeDuplicates) twin.memory = fold(twin.memory, i, twin.memory.updated_at);
         ids.push(twin.memory.id);
         continue;
       }
       const existing = merged.get(candidate.memory.id) ?? stored[i];
       if (existing) {
         known.set(existing.id, existing);
-        if (mergeDuplicates) {
-          const folded = merge(merged.get(existing.id) ?? existing, candidate.memory, iso(now));
-          merged.set(existing.id, folded);
-          dropped[i] = mergeDropped(folded, candidate.memory);
-        }
+        if (mergeDuplicates) merged.set(existing.id, fold(merged.get(existing.id) ?? existing, i, iso(now)));
         ids.push(existing.id);
         continue;
       }

@@ -107,7 +107,8 @@ export const Timestamp = t.String({ format: "date-time" });
 /** A Timestamp in the form memories store theirs (UTC, milliseconds), which filters compare as strings. */
 export const storedTimestamp = (value: string | undefined) => (value ? new Date(value).toISOString() : undefined);
 /** Ids are UUIDs in lowercase hex, as engram writes them: an upper-case id is refused (422) rather than not found. */
-export const Uuid = t.String({ pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", description: "a UUID in lowercase hex" });
+export const uuid = (description = "a UUID in lowercase hex") => t.String({ pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", description });
+export const Uuid = uuid();
 
 /** A tag list: at most LIMITS.tags tags of LIMITS.tagChars characters. */
 export const tagList = (description?: string) => t.Array(t.String({ maxLength: LIMITS.tagChars }), { maxItems: LIMITS.tags, description });

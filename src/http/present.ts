@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { Memory, tagsOf, type Memory as MemoryT } from "../domain/memory";
+import { Memory, tagsOf, uuid, type Memory as MemoryT } from "../domain/memory";
 import { Signals } from "../domain/scoring";
 import { ListedRelation } from "../domain/relation";
 import type { RecalledMemory } from "../domain/recall";
@@ -44,7 +44,7 @@ export const RecalledMemorySchema = t.Composite([
     tags: Tags,
     similarity: t.Number(),
     _signals: Signals,
-    superseded_by: t.Optional(t.String({ format: "uuid", description: "present when a newer memory replaces this one: that memory's id (it ranks above this one)" })),
+    superseded_by: t.Optional(uuid("present when a newer memory replaces this one: that memory's id (it ranks above this one)")),
     relations: t.Optional(t.Array(ListedRelation)),
   }),
 ]);

@@ -76,8 +76,10 @@ export async function parseJsonBody({ request, contentType }: { request: Request
   return value;
 }
 
-/** JSON may escape half of a surrogate pair alone; stored as UTF-8 it would become U+FFFD, so it is refused instead. */
-/** The JSON pointer of the first key or string holding a lone surrogate, or null. */
+/**
+ * The JSON pointer of the first key or string holding a lone surrogate, or null. JSON may escape half
+ * of a surrogate pair alone; stored as UTF-8 it would become U+FFFD, so it is refused instead.
+ */
 function lonelySurrogate(value: unknown, at: string): string | null {
   if (typeof value === "string") return value.isWellFormed() ? null : at;
   if (typeof value !== "object" || value === null) return null;
