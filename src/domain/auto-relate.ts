@@ -1,10 +1,9 @@
 import type { MemoryStore } from "./store-port";
 import type { Relations } from "./relations";
-import type { Clock } from "./ports";
+import type { Clock, ReplacementJudge } from "./ports";
 import type { Memory, RelationType } from "./memory";
 import { DomainError } from "./errors";
 import { inferRelation, type RelatableFact } from "./ingest/relate";
-import type { LlmReplacementJudge } from "./ingest/llm-replacement";
 
 /** Existing memories compared with each new one for supersedes / contradicts / supports. */
 const NEIGHBOURS_PER_FACT = 10;
@@ -32,8 +31,8 @@ export class AutoRelate {
     private readonly store: MemoryStore,
     private readonly relations: Relations,
     private readonly clock: Clock,
-    /** with an LLM configured: asked which neighbours a new memory replaces where the rules found no replacement */
-    private readonly judge: LlmReplacementJudge | null = null,
+    /** asked which neighbours a new memory replaces where the rules found no replacement */
+    private readonly judge: ReplacementJudge | null = null,
   ) {}
 
   /** Creates the relations; returns how many. */
@@ -64,7 +63,7 @@ export class AutoRelate {
         if (type === "supersedes" || type === "contradicts") replaced.push(existing.id);
         else unjudged.push(existing);
       }
-      if (this.judge && unjudged.length > 0) {
+      if (this.judge && replaced.length === 0 && unjudged.length > 0) {
         for (const i of await this.judge.replaced(fact.content, unjudged.map((m) => m.content))) {
           await link(id, unjudged[i]!.id, "supersedes");
           replaced.push(unjudged[i]!.id);

@@ -17,6 +17,16 @@ export interface FactReader {
   factSignatures(texts: string[]): Promise<FactSignature[]>;
 }
 
+/**
+ * auto_relate's update step (auto-relate.ts): which of the wallet's nearest existing facts a new fact
+ * replaces, where the offline rules found none. An LLM judges when one is configured
+ * (ingest/llm-replacement.ts), else the embedding model, for a narrow kind of fact
+ * (ingest/encoder-replacement.ts). Answers indexes into `existing`.
+ */
+export interface ReplacementJudge {
+  replaced(fresh: string, existing: string[]): Promise<number[]>;
+}
+
 /** Where the domain reports a degraded path it recovered from (src/log.ts's warn, filtered by LOG_LEVEL). */
 export type WarnLog = (message: string, detail?: Record<string, unknown>) => void;
 

@@ -7,6 +7,7 @@ import { Relations } from "../domain/relations";
 import { ContextAssembler } from "../domain/context";
 import { Ingest } from "../domain/ingest/ingest";
 import { AutoRelate } from "../domain/auto-relate";
+import { EncoderReplacementJudge } from "../domain/ingest/encoder-replacement";
 import { configuredLanguageTools } from "../llm/configured";
 import { log } from "../log";
 import { SessionTokens } from "../auth/session-token";
@@ -49,7 +50,7 @@ export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmb
   const { extractor, summarizer, replacementJudge } = configuredLanguageTools(config);
   const memories = new Memories(store, embedder, clock, config.DEDUP_SIMILARITY, embedder.factSignatures ? (embedder as FactReader) : undefined);
   const relations = new Relations(store, clock);
-  const autoRelate = new AutoRelate(store, relations, clock, replacementJudge);
+  const autoRelate = new AutoRelate(store, relations, clock, replacementJudge ?? new EncoderReplacementJudge(embedder));
   const tokens = new SessionTokens(config.JWT_SECRET);
   return {
     config,

@@ -115,6 +115,25 @@ describeEngines("current values", (engine) => {
     expect((await client.post("/v1/store", { content: "x", auto_relate: "yes" })).status).toBe(422);
   });
 
+  test("without an LLM, the embedding model links a new named value the rules cannot place, and nothing that adds up", async () => {
+    const namespace = uniqueNs("judged");
+    const chrome = await storeOne(client, { content: "User browses the web with Chrome.", namespace });
+    const sister = await storeOne(client, { content: "User has a sister Julia.", namespace });
+    const rent = await storeOne(client, { content: "User's rent is €1,080 a month.", namespace });
+    service.advance(DAY);
+    const firefox = await client.post("/v1/store", { content: "User's browser is Firefox now.", namespace, auto_relate: true });
+    expect(firefox.body.relations_created).toBe(1);
+    expect((await client.get(`/v1/memories/${chrome}`)).body.superseded_by).toBe(firefox.body.id);
+    // a person adds up; an amount alone is not judged (the model reads any two monthly sums as alike)
+    const more = await client.post("/v1/store/batch", { memories: [{ content: "User has a brother Luis now.", namespace }, { content: "User's salary is €4,000 a month now.", namespace }], auto_relate: true });
+    expect(more.status).toBe(201);
+    expect(more.body.relations_created).toBe(0);
+    for (const id of [sister, rent]) expect((await client.get(`/v1/memories/${id}`)).body.superseded_by).toBeNull();
+    const ids = (await recallIds("Which web browser does the user use?", namespace)).map((m) => m.id);
+    expect(ids.indexOf(firefox.body.id)).toBeGreaterThanOrEqual(0);
+    expect(ids.indexOf(firefox.body.id)).toBeLessThan(ids.indexOf(chrome));
+  });
+
 
   test("auto_relate: a value that replaces the same old value as an earlier one replaces that one too", async () => {
     const namespace = uniqueNs("chain");

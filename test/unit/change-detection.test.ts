@@ -90,6 +90,8 @@ const SAID_NON_CHANGES: Pair[] = [
 
 const STORED_CHANGES: Pair[] = [
   ["User commutes by train", "User now commutes by bike"],
+  ["User's mobile carrier is O2", "User ported their number from O2 to Vodafone"],
+  ["The team's jobs are queued in Sidekiq", "The team replaced Sidekiq with GoodJob"],
   ["User's preferred language for replies is German", "User's preferred language for replies is now English"],
   ["The team's retro is on Fridays", "The team's retro was moved to Thursdays"],
   ["User's home is in Oslo", "User relocated to Bergen"],
@@ -175,6 +177,8 @@ const STORED_NON_CHANGES: Pair[] = [
  */
 const STORED_GUARDS: Pair[] = [
   ["User works at Siemens", "User's work laptop is now a ThinkPad"],
+  ["User's sister banks with ING", "User moved from ING to N26"],
+  ["User's partner works at Bosch", "User left Bosch for Siemens"],
   ["User goes to Bonanza for coffee", "User's favourite coffee is now a flat white"],
   ["The API is written in Go", "The API is now public"],
   ["User's email is ana@mail.com", "The team's email is now team@acme.com"],

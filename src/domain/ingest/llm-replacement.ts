@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { Value } from "@sinclair/typebox/value";
 import type { ChatCompleter } from "../chat-port.ts";
-import type { WarnLog } from "../ports";
+import type { ReplacementJudge, WarnLog } from "../ports";
 
 /**
  * auto_relate's update step when an LLM is configured (as mem0's is): given a new fact and the
@@ -11,7 +11,7 @@ import type { WarnLog } from "../ports";
  * changes told in other words than the old value, which the offline rules miss. Any failure (HTTP,
  * timeout, a reply not in the expected shape) answers "nothing": the rules' relations stand alone.
  */
-export class LlmReplacementJudge {
+export class LlmReplacementJudge implements ReplacementJudge {
   constructor(
     private readonly client: ChatCompleter,
     private readonly log?: WarnLog,

@@ -132,6 +132,11 @@ function displaces(a: Compared, b: Compared, sameSubject: boolean): boolean {
   const shareWord = intersection(besides(a), besides(b)) > 0;
   // the thing named in full after a shorter name for it: "The migration deadline moved from June 28 …" / "The deadline got pushed to June 28"
   if (a.thing && b.thing && refersTo(thingOf(b), thingOf(a))) return true;
+  // the old fact's whole named value is the one left, by its owner: whatever each calls the attribute,
+  // it is that value's ("ported their number from Vodafone to Telekom" / "User's mobile carrier is
+  // Vodafone"), also of the speaker's thing ("The team replaced RabbitMQ with Kafka" / "The team's
+  // services talk through RabbitMQ"), not of another person's ("User's sister banks with ING")
+  if (b.valueNames.size > 0 && [...b.valueNames].every((w) => a.displacedNames.has(w)) && (sameOwner(a, b) || (SPEAKERS.has(a.subject) && isThing(b) && b.words.has(a.subject)))) return true;
   if (sameOwner(a, b)) {
     if (a.attribute && b.attribute) return sameAttribute(a, b);
     // an attribute named only by the new fact: the old one must share a word, or be about the displaced

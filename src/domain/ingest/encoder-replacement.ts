@@ -1,0 +1,108 @@
+import type { ReplacementJudge, TextEmbedder } from "../ports";
+import { cosine } from "../text";
+import { type Facets, factFacets, isNegated } from "./facets";
+import { CUMULATIVE_VERBS, PERSON_NOUNS } from "./offline/lexicon";
+
+/**
+ * auto_relate's update step without an LLM, for what the offline rules cannot tell: a new value
+ * said to be new but not of what ("The laptop is on NixOS now" / "User's laptop runs Arch Linux",
+ * "The team's streaming subscription is Apple TV+ now" / "The team pays for HBO Max"). The
+ * embedding model judges whether the two facts say the same thing of their subject, with the
+ * subject taken off (it would make every pair of facts about the user alike).
+ *
+ * Only where a replacement is likely: the new fact says it is current ("now", "new", a change
+ * verb), both facts are about the same subject and state a named value (a product, a place, a
+ * company: what replaces another of its kind), the names differ, they do not name two different
+ * attributes outright, and the most alike candidate is alike enough (SAME_CLAIM). Never for what
+ * adds up rather than replaces: a verb whose objects accumulate ("has", "speaks", "reads", "got")
+ * or a person ("User has a brother Luis now" leaves "User has a sister Julia" true). In
+ * conversation "now" marks urgency as often as a change ("User needs the three options now"); the
+ * named value keeps the judge to facts that set an attribute. docs/retrieval.md (Knowledge
+ * updates) has what it finds and what it fires on.
+ */
+export class EncoderReplacementJudge implements ReplacementJudge {
+  private background: Promise<number> | null = null;
+
+  constructor(private readonly embedder: TextEmbedder) {}
+
+  async replaced(fresh: string, existing: string[]): Promise<number[]> {
+    const a = factFacets(fresh);
+    if (!sayChange(fresh, a)) return [];
+    const candidates = existing.map((text, i) => ({ text, i, facets: factFacets(text) })).filter(({ text, facets }) => alternative(a, text, facets));
+    if (candidates.length === 0) return [];
+    const background = await (this.background ??= unrelatedCosine(this.embedder));
+    const { vectors } = await this.embedder.embed([withoutSubject(fresh), ...candidates.map((c) => withoutSubject(c.text))]);
+    let best = { i: -1, similarity: background + SAME_CLAIM * (1 - background) };
+    candidates.forEach((c, k) => {
+      const similarity = cosine(vectors[0]!, vectors[k + 1]!);
+      if (similarity >= best.similarity && similarity < RESTATED) best = { i: c.i, similarity };
+    });
+    return best.i < 0 ? [] : [best.i];
+  }
+}
+
+/**
+ * How alike two facts without their subject must be to state the same thing: this share of the way
+ * from the model's cosine between unrelated facts to 1. Embeddings are anisotropic, and how much
+ * differs by model (any two texts score 0.1–0.2 with the built-in models, 0.6 and more with some
+ * others), so the share holds across models where a fixed cosine would not. 0.53 is a cosine of 0.6
+ * with the default model, which kept every true link of the knowledge-update bench and no false one.
+ */
+const SAME_CLAIM = 0.53;
+/** At least this alike, the two are the same statement: a restatement, not a change. */
+const RESTATED = 0.99;
+
+/** Statements about nothing in common, to read the model's background cosine from (no labels: any such set will do). */
+const UNRELATED = [
+  "likes to swim in the lake in summer",
+  "keeps the invoices in a blue folder",
+  "the printer on the third floor is broken",
+  "bakes bread every Saturday morning",
+  "is allergic to peanuts",
+  "the quarterly report is due next week",
+  "plays the cello in an amateur orchestra",
+  "the garden needs watering twice a week",
+  "prefers trains to planes for short trips",
+  "the server room is kept at 18 degrees",
+  "reads science fiction before bed",
+  "the parking garage closes at midnight",
+];
+
+/** The median cosine between the UNRELATED statements: what the model gives two facts that say nothing alike. */
+async function unrelatedCosine(embedder: TextEmbedder): Promise<number> {
+  const { vectors } = await embedder.embed(UNRELATED);
+  const cosines: number[] = [];
+  for (let i = 0; i < vectors.length; i++) for (let j = i + 1; j < vectors.length; j++) cosines.push(cosine(vectors[i]!, vectors[j]!));
+  cosines.sort((x, y) => x - y);
+  return Math.max(0, cosines[cosines.length >> 1]!);
+}
+
+/** A value of more words than this is a description, not a name standing for an attribute's value. */
+const MAX_VALUE_WORDS = 4;
+
+function sayChange(text: string, f: Facets): boolean {
+  return f.changed && !f.ending && !f.additive && !f.intention && !isNegated(text) && namedValue(f) && !addsUp(f);
+}
+
+function alternative(a: Facets, text: string, b: Facets): boolean {
+  return b.subject === a.subject && a.subject !== "unknown" && !b.intention && !isNegated(text) && namedValue(b) && !addsUp(b) && ![...a.valueNames].some((w) => b.valueNames.has(w)) && !namesOtherAttribute(a, b);
+}
+
+/** Both name their attribute outright ("User's rent is …" / "User's salary is …"), and not the same one: the rules have read them as two attributes. */
+const namesOtherAttribute = (a: Facets, b: Facets) => a.kind === "nominal" && b.kind === "nominal" && a.attribute !== b.attribute;
+
+/** A value that is one more of its kind rather than the only one: a cumulative verb's object, or a person. */
+function addsUp(f: Facets): boolean {
+  const verb = f.frame?.split(" ")[0];
+  const nouns = [...f.nouns, ...f.valueNouns, ...(f.attribute?.split(" ") ?? []), ...f.subject.split(/[\s']+/)];
+  return (verb !== undefined && CUMULATIVE_VERBS.has(verb)) || nouns.some((w) => PERSON_NOUNS.has(w));
+}
+
+/**
+ * The value is mostly names, one of them a word: "Polestar 2" of "a new car: a Polestar 2". Not an
+ * amount alone: the model reads "pays €1,390 a month" and "salary is €4,000 a month" as alike.
+ */
+const namedValue = (f: Facets) =>
+  f.value.size <= MAX_VALUE_WORDS && f.valueNames.size * 2 >= f.value.size && [...f.valueNames].some((w) => /\p{L}/u.test(w));
+
+const withoutSubject = (text: string) => text.replace(/^(the\s+)?(user|team)('s)?\s+|^(their|the)\s+/i, "");
