@@ -39,6 +39,14 @@ describe("the encoder's replacement judge", () => {
     expect(await judge.replaced("The laptop is on NixOS now", ["The office is in Berlin", "The laptop runs Arch Linux"])).toEqual([1]);
   });
 
+  test("the same thing of the same speaker counts however the sentence is built", async () => {
+    const judge = () => new EncoderReplacementJudge(angled({ "CI is now Drone": 0, "CI runs on Buildkite": 0.5 }));
+    // subject the team / subject the CI: the same thing, the team's
+    expect(await judge().replaced("The team's CI is now Drone", ["The team's CI runs on Buildkite"])).toEqual([0]);
+    // the user's CI is not the team's
+    expect(await judge().replaced("User's CI is now Drone", ["The team's CI runs on Buildkite"])).toEqual([]);
+  });
+
   test("nothing is alike enough: nothing replaced", async () => {
     const judge = new EncoderReplacementJudge(embedder());
     expect(await judge.replaced("The laptop is on NixOS now", ["The office is in Berlin"])).toEqual([]);

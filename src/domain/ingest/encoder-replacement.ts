@@ -1,7 +1,7 @@
 import type { ReplacementJudge, TextEmbedder } from "../ports";
 import { cosine } from "../text";
 import { type Facets, factFacets, isNegated } from "./facets";
-import { CUMULATIVE_VERBS, PERSON_NOUNS } from "./offline/lexicon";
+import { CUMULATIVE_VERBS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } from "./offline/lexicon";
 
 /**
  * auto_relate's update step without an LLM, for what the offline rules cannot tell: a new value
@@ -11,14 +11,15 @@ import { CUMULATIVE_VERBS, PERSON_NOUNS } from "./offline/lexicon";
  * subject taken off (it would make every pair of facts about the user alike).
  *
  * Only where a replacement is likely: the new fact says it is current ("now", "new", a change
- * verb), both facts are about the same subject and state a named value (a product, a place, a
+ * verb), both facts are about the same thing and state a named value (a product, a place, a
  * company: what replaces another of its kind), the names differ, they do not name two different
- * attributes outright, and the most alike candidate is alike enough (SAME_CLAIM). Never for what
- * adds up rather than replaces: a verb whose objects accumulate ("has", "speaks", "reads", "got")
- * or a person ("User has a brother Luis now" leaves "User has a sister Julia" true). In
- * conversation "now" marks urgency as often as a change ("User needs the three options now"); the
- * named value keeps the judge to facts that set an attribute. docs/retrieval.md (Knowledge
- * updates) has what it finds and what it fires on.
+ * attributes outright or two known kinds of thing, and the most alike candidate is alike enough
+ * (SAME_CLAIM). Never for what adds up rather than replaces: a verb whose objects accumulate
+ * ("has", "speaks", "reads", "got") or a person ("User has a brother Luis now" leaves "User has a
+ * sister Julia" true). In conversation "now" marks urgency as often as a change ("User needs the
+ * three options now"); the named value keeps the judge to facts that set an attribute.
+ * docs/retrieval.md (Knowledge updates) has what it finds and what it fires on;
+ * test/replacement-near-misses.test.ts what it must leave alone.
  */
 export class EncoderReplacementJudge implements ReplacementJudge {
   private background: Promise<number> | null = null;
@@ -85,11 +86,29 @@ function sayChange(text: string, f: Facets): boolean {
 }
 
 function alternative(a: Facets, text: string, b: Facets): boolean {
-  return b.subject === a.subject && a.subject !== "unknown" && !b.intention && !isNegated(text) && namedValue(b) && !addsUp(b) && ![...a.valueNames].some((w) => b.valueNames.has(w)) && !namesOtherAttribute(a, b);
+  return sameThing(a, b) && !b.intention && !isNegated(text) && namedValue(b) && !addsUp(b) && ![...a.valueNames].some((w) => b.valueNames.has(w)) && !namesOtherAttribute(a, b) && !otherCategory(a, b);
 }
 
+/**
+ * The same subject, or the same thing of the same speaker however the sentence is built ("The
+ * team's CI is now Drone", subject the team, and "The team's CI runs on Buildkite", subject the CI).
+ */
+function sameThing(a: Facets, b: Facets): boolean {
+  if (a.subject === b.subject) return a.subject !== "unknown";
+  return a.about !== null && a.about === b.about && speakerOf(a) === speakerOf(b);
+}
+
+const speakerOf = (f: Facets) => (f.words.has("user") ? "user" : f.words.has("team") ? "team" : null);
+
 /** Both name their attribute outright ("User's rent is …" / "User's salary is …"), and not the same one: the rules have read them as two attributes. */
-const namesOtherAttribute = (a: Facets, b: Facets) => a.kind === "nominal" && b.kind === "nominal" && a.attribute !== b.attribute;
+const namesOtherAttribute = (a: Facets, b: Facets) =>
+  (a.kind === "nominal" && b.kind === "nominal" && a.attribute !== b.attribute) || picksOne(a) || picksOne(b);
+
+/** One picked among several of a kind ("User's favourite city is Kyoto") is no attribute's only value. */
+const picksOne = (f: Facets) => (f.attribute ?? "").split(" ").some((w) => SELECTIVE_ADJECTIVES.has(w));
+
+/** Two names of known kinds, and not the same kind: "Postgres" (a database) does not replace "Redis for caching" (a cache). */
+const otherCategory = (a: Facets, b: Facets) => a.category !== null && b.category !== null && a.category !== b.category;
 
 /** A value that is one more of its kind rather than the only one: a cumulative verb's object, or a person. */
 function addsUp(f: Facets): boolean {

@@ -1,7 +1,7 @@
 import stemWord from "wink-porter2-stemmer";
 import type { MemoryType, RelationType } from "../memory.ts";
 import { type Facets, contentTokens, factFacets, isNegated } from "./facets.ts";
-import { CUMULATIVE_VERBS, NEGATIONS, PERSON_NOUNS } from "./offline/lexicon.ts";
+import { CUMULATIVE_VERBS, NEGATIONS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } from "./offline/lexicon.ts";
 
 export { attributeOf, subjectOf } from "./facets.ts";
 
@@ -153,6 +153,8 @@ function displaces(a: Compared, b: Compared, sameSubject: boolean): boolean {
   return b.subject.split(" ").every((w) => a.displaced.has(w)) && shareWord;
 }
 
+const picksOne = (f: Compared) => (f.attribute ?? "").split(" ").some((w) => SELECTIVE_ADJECTIVES.has(w));
+
 /** The verb of a prepositional frame: "bank" of "bank with". */
 const frameVerb = (f: Compared) => (f.frame?.includes(" ") ? f.frame.split(" ")[0]! : null);
 
@@ -163,9 +165,10 @@ const frameVerb = (f: Compared) => (f.frame?.includes(" ") ? f.frame.split(" ")[
 function sameAttribute(a: Compared, b: Compared): boolean {
   if (a.attribute !== null && a.attribute === b.attribute) return true;
   if (a.thing && refersTo(a.attribute, b.attribute)) return true;
-  // (not for people: "User's older sister" is another sister)
+  // (not for people: "User's older sister" is another sister; nor for one picked among several: "User's
+  // favourite city" is not where the user lives)
   const noun = a.attributeNoun;
-  if (noun !== null && noun === b.attributeNoun && (a.attribute === noun || b.attribute === noun) && !PERSON_NOUNS.has(noun)) return true;
+  if (noun !== null && noun === b.attributeNoun && (a.attribute === noun || b.attribute === noun) && !PERSON_NOUNS.has(noun) && !picksOne(a) && !picksOne(b)) return true;
   if (a.attribute !== null && b.attribute === null) return frameVerb(b) === a.attribute;
   return a.attribute === null && b.attribute !== null && frameVerb(a) === b.attribute;
 }

@@ -237,6 +237,9 @@ export const CHANGE_MARKERS = words(`now nowadays anymore instead new currently 
 /** Adjectives that date or rank a value rather than name the attribute: "my new number" is "my number", "our main database" is "our database". */
 export const TIME_ADJECTIVES = words(`new current old previous former latest present main primary default usual regular`);
 
+/** Adjectives that pick one of several of a kind: "User's favourite city" is not where the user lives, "second language" is not the language. */
+export const SELECTIVE_ADJECTIVES = words(`favorite favourite preferred second third other first last next best worst least dream ideal`);
+
 /**
  * Attribute keys that name one attribute: the key a fact's attribute phrase maps to. Only
  * synonyms a person uses for the same slot of a profile, not related slots ("office" is no "home").
