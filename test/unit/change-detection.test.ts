@@ -179,6 +179,8 @@ const STORED_GUARDS: Pair[] = [
   ["User works at Siemens", "User's work laptop is now a ThinkPad"],
   ["User's sister banks with ING", "User moved from ING to N26"],
   ["User's favourite city is Kyoto", "User lives in Porto now"],
+  ["The team uses Slack for chat", "The team now uses Zoom for calls"],
+  ["User is learning Spanish", "User is learning the guitar now"],
   ["User's second language is French", "User's language is German now"],
   ["User's partner works at Bosch", "User left Bosch for Siemens"],
   ["User goes to Bonanza for coffee", "User's favourite coffee is now a flat white"],

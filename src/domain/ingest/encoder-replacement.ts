@@ -1,6 +1,6 @@
 import type { ReplacementJudge, TextEmbedder } from "../ports";
 import { cosine } from "../text";
-import { type Facets, factFacets, isNegated } from "./facets";
+import { type Facets, factFacets, isNegated, servesOtherPurpose } from "./facets";
 import { CUMULATIVE_VERBS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } from "./offline/lexicon";
 
 /**
@@ -13,7 +13,7 @@ import { CUMULATIVE_VERBS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } from "./offline/
  * Only where a replacement is likely: the new fact says it is current ("now", "new", a change
  * verb), both facts are about the same thing and state a named value (a product, a place, a
  * company: what replaces another of its kind), the names differ, they do not name two different
- * attributes outright or two known kinds of thing, and the most alike candidate is alike enough
+ * attributes outright, two known kinds of thing or two purposes, and the most alike candidate is alike enough
  * (SAME_CLAIM). Never for what adds up rather than replaces: a verb whose objects accumulate
  * ("has", "speaks", "reads", "got") or a person ("User has a brother Luis now" leaves "User has a
  * sister Julia" true). In conversation "now" marks urgency as often as a change ("User needs the
@@ -86,7 +86,9 @@ function sayChange(text: string, f: Facets): boolean {
 }
 
 function alternative(a: Facets, text: string, b: Facets): boolean {
-  return sameThing(a, b) && !b.intention && !isNegated(text) && namedValue(b) && !addsUp(b) && ![...a.valueNames].some((w) => b.valueNames.has(w)) && !namesOtherAttribute(a, b) && !otherCategory(a, b);
+  if (!sameThing(a, b) || b.intention || isNegated(text) || !namedValue(b) || addsUp(b)) return false;
+  if ([...a.valueNames].some((w) => b.valueNames.has(w))) return false;
+  return !namesOtherAttribute(a, b) && !otherCategory(a, b) && !servesOtherPurpose(a, b);
 }
 
 /**
@@ -100,9 +102,18 @@ function sameThing(a: Facets, b: Facets): boolean {
 
 const speakerOf = (f: Facets) => (f.words.has("user") ? "user" : f.words.has("team") ? "team" : null);
 
-/** Both name their attribute outright ("User's rent is …" / "User's salary is …"), and not the same one: the rules have read them as two attributes. */
+/**
+ * Both name their attribute outright ("User's rent is …" / "User's salary is …"), or two kinds of
+ * one thing, or one picked among several, and not the same: the rules have read them as two attributes.
+ */
 const namesOtherAttribute = (a: Facets, b: Facets) =>
-  (a.kind === "nominal" && b.kind === "nominal" && a.attribute !== b.attribute) || picksOne(a) || picksOne(b);
+  (a.kind === "nominal" && b.kind === "nominal" && a.attribute !== b.attribute) || siblings(a, b) || picksOne(a) || picksOne(b);
+
+/** Two kinds of one thing: "production server" / "staging server", "work email" / "personal email". */
+function siblings(a: Facets, b: Facets): boolean {
+  const [x, y] = [a.attribute?.split(" ") ?? [], b.attribute?.split(" ") ?? []];
+  return x.length > 1 && y.length > 1 && x.at(-1) === y.at(-1) && a.attribute !== b.attribute;
+}
 
 /** One picked among several of a kind ("User's favourite city is Kyoto") is no attribute's only value. */
 const picksOne = (f: Facets) => (f.attribute ?? "").split(" ").some((w) => SELECTIVE_ADJECTIVES.has(w));

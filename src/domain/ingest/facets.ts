@@ -100,6 +100,8 @@ export interface Facets {
   valueNames: Set<string>;
   /** the common nouns of the value ("ticket" of "uses Jira for tickets") */
   valueNouns: Set<string>;
+  /** what the value is for, from a "for" phrase ("call" of "uses Zoom for calls") */
+  purposes: Set<string>;
   /** the exclusive category the value belongs to ("frontend framework" of "Angular"), whatever the attribute */
   category: string | null;
   /** a name with its number in the value, name → number: "kubernetes" → "1.29" of "is on Kubernetes 1.29" */
@@ -705,6 +707,7 @@ function readFact(content: string): Facets {
     named: (main?.value ?? []).some(isNameToken),
     valueNames: new Set(keysOf((main?.value ?? []).filter(isNameToken))),
     valueNouns: new Set(keysOf((main?.value ?? []).filter((t) => t.pos === "NOUN"))),
+    purposes: new Set(keysOf(purposeWords(clauses))),
     category: valueCategory(main?.value ?? []),
     versions: versionsIn(main?.value ?? []),
   };
@@ -734,6 +737,27 @@ function versionsIn(value: Token[]): Map<string, string> {
     if (key && version) versions.set(key, version);
   }
   return versions;
+}
+
+/** Both say what their value is for, and not the same: "uses Zoom for calls" is no new "uses Slack for chat". */
+export const servesOtherPurpose = (a: Facets, b: Facets): boolean =>
+  a.purposes.size > 0 && b.purposes.size > 0 && ![...a.purposes].some((w) => b.purposes.has(w));
+
+/**
+ * The noun of a "for" phrase, what a value is for: "call" of "uses Zoom for calls", "chat" of "uses
+ * Slack for the chat". wink tags such nouns as verbs after "for" ("for/SCONJ calls/VERB"), so the
+ * value's nouns miss them.
+ */
+function purposeWords(clauses: Clause[]): Token[] {
+  const found: Token[] = [];
+  for (const { rest } of clauses) {
+    rest.forEach((t, i) => {
+      if (t.w !== "for") return;
+      const next = rest[i + 1]?.pos === "DET" ? rest[i + 2] : rest[i + 1];
+      if (next && (next.pos === "NOUN" || next.pos === "VERB")) found.push(next);
+    });
+  }
+  return found;
 }
 
 const isNameToken = (t: Token): boolean => t.pos === "PROPN" || t.pos === "NUM" || t.shape !== undefined;

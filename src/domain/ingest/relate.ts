@@ -1,6 +1,6 @@
 import stemWord from "wink-porter2-stemmer";
 import type { MemoryType, RelationType } from "../memory.ts";
-import { type Facets, contentTokens, factFacets, isNegated } from "./facets.ts";
+import { type Facets, contentTokens, factFacets, isNegated, servesOtherPurpose } from "./facets.ts";
 import { CUMULATIVE_VERBS, NEGATIONS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } from "./offline/lexicon.ts";
 
 export { attributeOf, subjectOf } from "./facets.ts";
@@ -247,6 +247,8 @@ function reframes(a: Compared, b: Compared): boolean {
   if (a.attribute && b.attribute && !sameAttribute(a, b)) return false; // "the office is on …" / "the infrastructure is now on …"
   // when names changed, what they are for did not: "uses Linear for docs" is no new "uses Jira for tickets"
   if (a.named && b.named && [...a.valueNouns].some((w) => !b.valueNouns.has(w))) return false;
+  // a name and a common noun are two kinds of thing: "is learning the guitar now" / "is learning Spanish"
+  if (a.named !== b.named) return false;
   return a.value.size > 0 && b.value.size > 0 && !sameValue(a, b);
 }
 
@@ -280,9 +282,11 @@ export function inferRelation(newFact: RelatableFact, existing: RelatableFact): 
   const replacing = !a.negated && !a.additive && !a.ending;
   if (replacing && !b.intention && displaces(a, b, sameSubject)) return "supersedes";
   if (modal) return sameSubject ? "related_to" : null;
-  if (replacing && sameOwner(a, b) && (resets(a, b) || changesThing(a, b) || namesAttribute(a, b))) return "supersedes";
-  if (replacing && changesVersion(a, b)) return "supersedes";
-  if (replacing && sameSubject && reframes(a, b)) return "supersedes";
+  // another value of the same thing, unless each is said to be for something else
+  const resetting = replacing && !servesOtherPurpose(a, b);
+  if (resetting && sameOwner(a, b) && (resets(a, b) || changesThing(a, b) || namesAttribute(a, b))) return "supersedes";
+  if (resetting && changesVersion(a, b)) return "supersedes";
+  if (resetting && sameSubject && reframes(a, b)) return "supersedes";
   if (sameOwner(a, b) && a.attribute && a.attribute === b.attribute && !a.negated && sameValue(a, b)) return "supports";
   if (a.negated === b.negated && containment(b.core, a.core) >= 0.8 && (sameSubject || bigEnough)) return "supports";
   return sameSubject ? "related_to" : null;
