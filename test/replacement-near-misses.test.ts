@@ -57,6 +57,66 @@ const NEAR_MISSES: [string, string][] = [
   ["The team uses Slack for chat.", "The team now uses Zoom for calls."],
   ["User is learning Spanish.", "User is learning the guitar now."],
   ["The team's staging server is in Frankfurt.", "The team's production server is in Dublin now."],
+  ["User works from home on Mondays.", "User now works from the office on Thursdays."],
+  ["User worked at Google from 2015 to 2019.", "User works at Stripe now."],
+  ["User knits scarves for charity.", "User now knits sweaters for their grandchildren."],
+  ["The team's staging environment is on Heroku.", "The team's preview environments are on Vercel now."],
+  ["The team's backend is deployed with Helm.", "The team's frontend is now deployed with Netlify."],
+  ["The team's primary on-call is Mei.", "The team's secondary on-call is now Oskar."],
+  // a second set, written separately
+  // family
+  ["User's son plays football", "User's daughter plays hockey now"],
+  ["User's mother lives in Porto", "User's father lives in Faro now"],
+  ["User's mother-in-law visits on Sundays", "User's parents visit on Saturdays now"],
+  // health
+  ["User takes ibuprofen for back pain", "User takes melatonin for sleep now"],
+  ["User's allergist is Dr. Brandt", "User's new cardiologist is Dr. Yilmaz"],
+  ["User's left knee was operated on in March", "User's right knee is scheduled for surgery in June"],
+  ["User's health insurance is with TK", "User switched car insurance to HUK"],
+  // work
+  ["User works from home on Mondays", "User now works from the office on Thursdays"],
+  ["User's boss is based in Zurich", "User is based in Vienna now"],
+  ["User earns 65,000 euros a year", "User's partner earns 72,000 euros a year now"],
+  ["User worked at Google from 2015 to 2019", "User works at Stripe now"],
+  // money
+  ["User's credit card limit is 5,000 euros", "User's overdraft limit is 1,000 euros now"],
+  ["User's checking account is at N26", "User's new savings account is at DKB"],
+  ["User's monthly grocery budget is 400 euros", "User's monthly eating-out budget is now 150 euros"],
+  // travel
+  ["User flies to Madrid on May 4", "User flies back from Madrid on May 11 now"],
+  ["User's outbound train leaves at 8:10", "User's return train now leaves at 18:40"],
+  ["User's hotel in Tokyo is the Park Hyatt", "User's hotel in Kyoto is now the Ace"],
+  // hobbies
+  ["User plays chess online on Lichess", "User now plays poker online on PokerStars"],
+  ["User knits scarves for charity", "User now knits sweaters for their grandchildren"],
+  ["User's running club meets on Tuesdays", "User's book club meets on Thursdays now"],
+  // software teams
+  ["The team's staging environment is on Heroku", "The team's preview environments are on Vercel now"],
+  ["The team's backend is deployed with Helm", "The team's frontend is now deployed with Netlify"],
+  ["The team's primary on-call is Mei", "The team's secondary on-call is now Oskar"],
+  ["The team's iOS app targets iOS 16", "The team's Android app now targets Android 14"],
+  ["The team's logs go to Loki", "The team's metrics now go to Prometheus"],
+  ["The team's mobile release train runs every two weeks", "The team's web release is weekly now"],
+  // devices
+  ["User's work phone is a Samsung Galaxy S23", "User's personal phone is a Pixel 8 now"],
+  ["User's TV is a Samsung", "User's new soundbar is a Sonos"],
+  ["User's e-reader is a Kindle", "User's kids have a Kobo now"],
+  // schedules
+  ["User's piano lesson is on Tuesday at 5", "User's daughter's piano lesson is on Wednesday at 5 now"],
+  ["User's alarm is set for 6:15 on weekdays", "User's alarm is set for 8:00 on weekends now"],
+  // food
+  ["User eats oatmeal for breakfast", "User eats salad for lunch now"],
+  ["User's favourite restaurant is Nopa", "User's favourite bakery is now Tartine"],
+  ["User is cutting down on sugar", "User's husband is cutting down on salt now"],
+  // housing
+  ["User's flat is in Friedrichshain", "User's storage unit is in Lichtenberg now"],
+  ["User's cleaner comes on Wednesdays", "User's gardener comes on Fridays now"],
+  // pets
+  ["User's dog Bella is on a grain-free diet", "User's cat Tofu is on a kidney diet now"],
+  ["User's dog is walked by Sven", "User's dog is also walked by Lea on weekends now"],
+  // education
+  ["User passed CFA level 1", "User is studying for CFA level 2 now"],
+  ["User's thesis supervisor is Prof. Lind", "User's second examiner is now Prof. Aziz"],
 ];
 
 const JUDGED_CHANGES: [string, string][] = [
@@ -110,6 +170,63 @@ const SAID_NEAR_MISSES: [string, string][] = [
   ["My birthday is on March 3.", "My anniversary is on June 12."],
   ["I listen to jazz.", "I now listen to podcasts on my commute."],
   ["We use Jira for tickets.", "We use Linear for planning now."],
+  ["I work as a data engineer.", "I worked as a teacher for five years."],
+  ["I run 10k on Saturdays.", "I now swim 2k on Wednesdays."],
+  // a second set, written separately
+  // family
+  ["My son is in third grade.", "My daughter is in fifth grade now."],
+  ["My mom lives in Porto.", "My dad lives in Faro now."],
+  ["My oldest is at university in Leeds.", "My youngest just started university in Bristol."],
+  // health
+  ["I take metformin every morning.", "I also take vitamin D now."],
+  ["My blood pressure medication is lisinopril.", "My cholesterol medication is atorvastatin now."],
+  ["My health insurance is with TK.", "I switched my car insurance to HUK."],
+  ["My physiotherapist is Anja.", "My new psychotherapist is Dr. Roth."],
+  // work
+  ["I work from home on Mondays.", "My team works from the office on Mondays now."],
+  ["My boss drives a BMW.", "I drive a Skoda now."],
+  ["I get paid on the 25th.", "My rent is due on the 1st now."],
+  ["I work as a data engineer.", "I worked as a teacher for five years."],
+  // money
+  ["My credit card is with Amex.", "My debit card is with Revolut now."],
+  ["I save 300 euros a month for retirement.", "I now save 200 euros a month for the holiday fund."],
+  ["My mortgage rate is 3.1 percent.", "My savings account pays 2.5 percent now."],
+  ["I use my Visa card for groceries.", "I use my Mastercard for travel now."],
+  // travel
+  ["My parking spot is number 14.", "My bike spot in the garage is number 3 now."],
+  ["We're staying at the Hilton in Rome.", "In Florence we're staying at an Airbnb."],
+  ["My passport is valid until 2027.", "My new ID card is valid until 2031."],
+  // hobbies
+  ["I play bass in a band.", "I now play guitar at church on Sundays."],
+  ["I run 10k on Saturdays.", "I now swim 2k on Wednesdays."],
+  ["I'm reading Dune.", "My book club is reading Middlemarch now."],
+  // software teams
+  ["Our unit tests run on pytest.", "Our end-to-end tests run on Playwright now."],
+  ["Our staging database has 2 replicas.", "Our production database has 5 replicas now."],
+  ["Our mobile team uses Kotlin.", "Our web team switched to Svelte."],
+  ["The first sprint review is on Tuesday.", "The second sprint review is on Thursday now."],
+  ["I use Notion for work.", "I now use Apple Notes for shopping lists."],
+  // devices
+  ["My phone is an iPhone 13.", "My tablet is a Galaxy Tab now."],
+  ["My watch is a Garmin Forerunner.", "My son's watch is an Apple Watch now."],
+  // schedules
+  ["My lunch break is at 12:30.", "My coffee break is at 15:00 now."],
+  ["My alarm goes off at 6:15 on weekdays.", "On weekends my alarm is at 8 now."],
+  // food
+  ["I drink oat milk.", "My daughter drinks almond milk now."],
+  ["My go-to breakfast is porridge.", "My go-to dinner these days is stir-fry."],
+  ["I order groceries from Rewe.", "I order my meal kits from HelloFresh now."],
+  // housing
+  ["Our landlord is Mr. Haas.", "Our property manager is Ms. Vogel now."],
+  ["My heating bill is 80 euros a month.", "My electricity bill is 60 euros a month now."],
+  // pets
+  ["My dog eats Royal Canin.", "My new puppy eats Acana."],
+  ["Our vet is Dr. Klein.", "Our dog groomer is Paws & Co now."],
+  // education
+  ["I'm studying for a master's in economics.", "My wife is studying for a PhD in chemistry now."],
+  ["My French class is on Tuesday evenings.", "My pottery class is on Thursday evenings now."],
+  // plan/wish
+  ["I live in Vienna.", "I'd love to retire in Crete someday."],
 ];
 
 async function replaces([earlier, later]: [string, string]): Promise<boolean> {

@@ -1,7 +1,7 @@
 import type { ReplacementJudge, TextEmbedder } from "../ports";
 import { cosine } from "../text";
 import { type Facets, factFacets, isNegated, servesOtherPurpose } from "./facets";
-import { CUMULATIVE_VERBS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } from "./offline/lexicon";
+import { CALENDAR_NAMES, CUMULATIVE_VERBS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } from "./offline/lexicon";
 
 /**
  * auto_relate's update step without an LLM, for what the offline rules cannot tell: a new value
@@ -13,7 +13,7 @@ import { CUMULATIVE_VERBS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } from "./offline/
  * Only where a replacement is likely: the new fact says it is current ("now", "new", a change
  * verb), both facts are about the same thing and state a named value (a product, a place, a
  * company: what replaces another of its kind), the names differ, they do not name two different
- * attributes outright, two known kinds of thing or two purposes, and the most alike candidate is alike enough
+ * things, two known kinds of thing or two purposes, and the most alike candidate is alike enough
  * (SAME_CLAIM). Never for what adds up rather than replaces: a verb whose objects accumulate
  * ("has", "speaks", "reads", "got") or a person ("User has a brother Luis now" leaves "User has a
  * sister Julia" true). In conversation "now" marks urgency as often as a change ("User needs the
@@ -82,13 +82,13 @@ async function unrelatedCosine(embedder: TextEmbedder): Promise<number> {
 const MAX_VALUE_WORDS = 4;
 
 function sayChange(text: string, f: Facets): boolean {
-  return f.changed && !f.ending && !f.additive && !f.intention && !isNegated(text) && namedValue(f) && !addsUp(f);
+  return f.changed && !f.ending && !f.additive && !f.intention && !f.past && !isNegated(text) && namedValue(f) && !addsUp(f);
 }
 
 function alternative(a: Facets, text: string, b: Facets): boolean {
-  if (!sameThing(a, b) || b.intention || isNegated(text) || !namedValue(b) || addsUp(b)) return false;
+  if (!sameThing(a, b) || b.intention || b.past || isNegated(text) || !namedValue(b) || addsUp(b)) return false;
   if ([...a.valueNames].some((w) => b.valueNames.has(w))) return false;
-  return !namesOtherAttribute(a, b) && !otherCategory(a, b) && !servesOtherPurpose(a, b);
+  return !namesOtherThing(a, b) && !otherCategory(a, b) && !servesOtherPurpose(a, b);
 }
 
 /**
@@ -103,17 +103,16 @@ function sameThing(a: Facets, b: Facets): boolean {
 const speakerOf = (f: Facets) => (f.words.has("user") ? "user" : f.words.has("team") ? "team" : null);
 
 /**
- * Both name their attribute outright ("User's rent is …" / "User's salary is …"), or two kinds of
- * one thing, or one picked among several, and not the same: the rules have read them as two attributes.
+ * Each names what its value belongs to, and not the same thing ("User's rent is …" / "User's salary
+ * is …", "The team's frontend is now deployed with Netlify" / "The team's backend is deployed with
+ * Helm"), or one picked among several: whether two such names mean one thing ("phone contract" /
+ * "mobile carrier") is left to the rules, as the model reads any two of a kind as alike.
  */
-const namesOtherAttribute = (a: Facets, b: Facets) =>
-  (a.kind === "nominal" && b.kind === "nominal" && a.attribute !== b.attribute) || siblings(a, b) || picksOne(a) || picksOne(b);
+const namesOtherThing = (a: Facets, b: Facets) =>
+  (ownThing(a) && ownThing(b) && a.about !== b.about) || picksOne(a) || picksOne(b);
 
-/** Two kinds of one thing: "production server" / "staging server", "work email" / "personal email". */
-function siblings(a: Facets, b: Facets): boolean {
-  const [x, y] = [a.attribute?.split(" ") ?? [], b.attribute?.split(" ") ?? []];
-  return x.length > 1 && y.length > 1 && x.at(-1) === y.at(-1) && a.attribute !== b.attribute;
-}
+/** The fact names the thing its value belongs to, not only its owner ("The team's frontend", not "The team"). */
+const ownThing = (f: Facets) => f.about !== null && f.about !== "user" && f.about !== "team";
 
 /** One picked among several of a kind ("User's favourite city is Kyoto") is no attribute's only value. */
 const picksOne = (f: Facets) => (f.attribute ?? "").split(" ").some((w) => SELECTIVE_ADJECTIVES.has(w));
@@ -129,10 +128,11 @@ function addsUp(f: Facets): boolean {
 }
 
 /**
- * The value is mostly names, one of them a word: "Polestar 2" of "a new car: a Polestar 2". Not an
- * amount alone: the model reads "pays €1,390 a month" and "salary is €4,000 a month" as alike.
+ * The value is mostly names, one of them a name of a thing: "Polestar 2" of "a new car: a Polestar
+ * 2". Not an amount or a day alone: the model reads "pays €1,390 a month" and "salary is €4,000 a
+ * month" as alike, and "swims 2k on Wednesdays" and "runs 10k on Saturdays".
  */
 const namedValue = (f: Facets) =>
-  f.value.size <= MAX_VALUE_WORDS && f.valueNames.size * 2 >= f.value.size && [...f.valueNames].some((w) => /\p{L}/u.test(w));
+  f.value.size <= MAX_VALUE_WORDS && f.valueNames.size * 2 >= f.value.size && [...f.valueNames].some((w) => /^\p{L}/u.test(w) && !CALENDAR_NAMES.has(w));
 
 const withoutSubject = (text: string) => text.replace(/^(the\s+)?(user|team)('s)?\s+|^(their|the)\s+/i, "");

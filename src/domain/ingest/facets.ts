@@ -12,6 +12,7 @@ import {
   OCCUPATIONS,
   PERSON_NOUNS,
   PROJECT_SUBJECTS,
+  STATE_VERBS,
   STOPWORDS,
   TENTATIVE_MODALS,
   TIME_ADJECTIVES,
@@ -90,6 +91,8 @@ export interface Facets {
   changed: boolean;
   ending: boolean;
   intention: boolean;
+  /** a state told as over: the simple past of a verb of state ("User worked at Google from 2015 to 2019", "was vegetarian") */
+  past: boolean;
   /** every content word of the fact (values as their shape keys) */
   words: Set<string>;
   /** the common nouns after the verb ("password" of "User keeps passwords in KeePassXC") */
@@ -702,6 +705,7 @@ function readFact(content: string): Facets {
     changed: CHANGE_PHRASES.test(lowerAll) || allWords.some((w) => CHANGE_MARKERS.has(w)) || displaced.size > 0 || readings.some(statesChange),
     ending: main?.ending ?? false,
     intention,
+    past: main !== undefined && toldAsPast(clauses[readings.indexOf(main)]!),
     words: new Set([...keysOf(clauses.flatMap((c) => [...c.subject, ...c.verbs, ...c.rest]), true), ...contrasted]),
     nouns: new Set(keysOf(clauses.flatMap((c) => c.rest).filter((t) => t.pos === "NOUN"))),
     named: (main?.value ?? []).some(isNameToken),
@@ -739,13 +743,37 @@ function versionsIn(value: Token[]): Map<string, string> {
   return versions;
 }
 
+/**
+ * The clause tells a state as over: the simple past (or past progressive) of a verb of state, "User
+ * worked as a teacher for five years", "User was vegetarian", "lived in Rome". Not a change told in
+ * the past ("moved to Lisbon", "went vegan", "was promoted"), nor the present perfect ("has worked").
+ */
+function toldAsPast(c: Clause): boolean {
+  const verb = c.verbs.at(-1);
+  if (!verb || c.passive || !STATE_VERBS.has(verb.lemma)) return false;
+  const auxiliaries = c.verbs.filter((t) => t.pos === "AUX" && t !== verb);
+  if (auxiliaries.length > 0) return auxiliaries.every((t) => PAST_AUXILIARIES.has(t.w));
+  return PAST_AUXILIARIES.has(verb.w) || (verb.w !== verb.lemma && verb.w.endsWith("ed"));
+}
+
+const PAST_AUXILIARIES = new Set(["was", "were", "had", "did"]);
+
+/**
+ * Two kinds of one thing, named as such: "production server" / "staging server", "preview
+ * environments" / "staging environment" (however alike their values: both hosting).
+ */
+export function kindsOfOneThing(a: Facets, b: Facets): boolean {
+  const [x, y] = [a.about?.split(" ") ?? [], b.about?.split(" ") ?? []];
+  return x.length > 1 && y.length > 1 && x.at(-1) === y.at(-1) && a.about !== b.about;
+}
+
 /** Both say what their value is for, and not the same: "uses Zoom for calls" is no new "uses Slack for chat". */
 export const servesOtherPurpose = (a: Facets, b: Facets): boolean =>
   a.purposes.size > 0 && b.purposes.size > 0 && ![...a.purposes].some((w) => b.purposes.has(w));
 
 /**
  * The noun of a "for" phrase, what a value is for: "call" of "uses Zoom for calls", "chat" of "uses
- * Slack for the chat". wink tags such nouns as verbs after "for" ("for/SCONJ calls/VERB"), so the
+ * Slack for the chat", "grandchild" of "knits sweaters for their grandchildren". wink tags such nouns as verbs after "for" ("for/SCONJ calls/VERB"), so the
  * value's nouns miss them.
  */
 function purposeWords(clauses: Clause[]): Token[] {
@@ -753,7 +781,7 @@ function purposeWords(clauses: Clause[]): Token[] {
   for (const { rest } of clauses) {
     rest.forEach((t, i) => {
       if (t.w !== "for") return;
-      const next = rest[i + 1]?.pos === "DET" ? rest[i + 2] : rest[i + 1];
+      const next = ["DET", "PRON"].includes(rest[i + 1]?.pos ?? "") ? rest[i + 2] : rest[i + 1];
       if (next && (next.pos === "NOUN" || next.pos === "VERB")) found.push(next);
     });
   }

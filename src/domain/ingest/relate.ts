@@ -1,6 +1,6 @@
 import stemWord from "wink-porter2-stemmer";
 import type { MemoryType, RelationType } from "../memory.ts";
-import { type Facets, contentTokens, factFacets, isNegated, servesOtherPurpose } from "./facets.ts";
+import { type Facets, contentTokens, factFacets, isNegated, kindsOfOneThing, servesOtherPurpose } from "./facets.ts";
 import { CUMULATIVE_VERBS, NEGATIONS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } from "./offline/lexicon.ts";
 
 export { attributeOf, subjectOf } from "./facets.ts";
@@ -163,6 +163,7 @@ const frameVerb = (f: Compared) => (f.frame?.includes(" ") ? f.frame.split(" ")[
  * one's attribute noun is the verb of the other's frame ("User's bank is …" / "User banks with …").
  */
 function sameAttribute(a: Compared, b: Compared): boolean {
+  if (kindsOfOneThing(a, b)) return false;
   if (a.attribute !== null && a.attribute === b.attribute) return true;
   if (a.thing && refersTo(a.attribute, b.attribute)) return true;
   // (not for people: "User's older sister" is another sister; nor for one picked among several: "User's
@@ -282,8 +283,9 @@ export function inferRelation(newFact: RelatableFact, existing: RelatableFact): 
   const replacing = !a.negated && !a.additive && !a.ending;
   if (replacing && !b.intention && displaces(a, b, sameSubject)) return "supersedes";
   if (modal) return sameSubject ? "related_to" : null;
-  // another value of the same thing, unless each is said to be for something else
-  const resetting = replacing && !servesOtherPurpose(a, b);
+  // another value of the same thing, unless each is said to be for something else, or one was a state
+  // that is over ("User worked at Google from 2015 to 2019" stays true beside "User works at Stripe now")
+  const resetting = replacing && !servesOtherPurpose(a, b) && !a.past && !b.past;
   if (resetting && sameOwner(a, b) && (resets(a, b) || changesThing(a, b) || namesAttribute(a, b))) return "supersedes";
   if (resetting && changesVersion(a, b)) return "supersedes";
   if (resetting && sameSubject && reframes(a, b)) return "supersedes";

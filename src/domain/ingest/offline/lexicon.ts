@@ -237,8 +237,17 @@ export const CHANGE_MARKERS = words(`now nowadays anymore instead new currently 
 /** Adjectives that date or rank a value rather than name the attribute: "my new number" is "my number", "our main database" is "our database". */
 export const TIME_ADJECTIVES = words(`new current old previous former latest present main primary default usual regular`);
 
+/** The calendar's names: a schedule's days and months, which name when, not what. */
+export const CALENDAR_NAMES = words(`
+  monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays
+  saturdays sundays january february march april may june july august september october november december
+`);
+
+/** Verbs of a state that holds for a while, whose simple past tells it as over ("worked at Google", "was vegetarian"); changes and events are not among them. */
+export const STATE_VERBS = words(`be live work use own drive study attend stay belong`);
+
 /** Adjectives that pick one of several of a kind: "User's favourite city" is not where the user lives, "second language" is not the language. */
-export const SELECTIVE_ADJECTIVES = words(`favorite favourite preferred second third other first last next best worst least dream ideal`);
+export const SELECTIVE_ADJECTIVES = words(`favorite favourite preferred second secondary third other first last next best worst least dream ideal backup`);
 
 /**
  * Attribute keys that name one attribute: the key a fact's attribute phrase maps to. Only
