@@ -229,6 +229,46 @@ const SAID_NEAR_MISSES: [string, string][] = [
   ["I live in Vienna.", "I'd love to retire in Crete someday."],
 ];
 
+/**
+ * Changes phrased as people tell them, written with the second set of near misses and never tuned
+ * on: what detection still misses (docs/retrieval.md › Knowledge updates). A floor, not a target.
+ */
+const HELD_OUT_SAID_CHANGES: [string, string][] = [
+  ["I work out at McFit.", "McFit was too crowded so I joined Urban Sports Club instead."],
+  ["My doctor is Dr. Braun.", "Dr. Braun retired, Dr. Aksoy is looking after me now."],
+  ["We live in a flat in Neukölln.", "We bought a house in Potsdam and moved in last month."],
+  ["I'm on 10mg of escitalopram.", "My doctor bumped my escitalopram up to 15mg."],
+  ["Our daughter goes to the Lindenschule.", "Our daughter transferred to the Montessori school this term."],
+  ["The kids' swimming lessons are on Saturday mornings.", "Swimming lessons are on Sunday mornings from now on."],
+  ["My laptop is a Dell XPS.", "My Dell died, so I'm on a MacBook Pro now."],
+  ["Our team tracks tasks in Trello.", "We ditched Trello, all our tasks are in Asana now."],
+  ["I weigh 92 kilos.", "I'm down to 84 kilos."],
+  ["My salary is 55k.", "After the raise I make 61k."],
+  ["I'm renting a Fiat 500 for the trip.", "The rental company swapped my Fiat for a Peugeot 208."],
+  ["Our vet is Dr. Klein.", "We changed vets, the dogs go to Tierarztpraxis Süd now."],
+  ["The kickoff meeting is on Monday at 10.", "The kickoff got moved to Tuesday at 2."],
+  ["My flight to Boston leaves at 7am.", "The airline rebooked me on the 11am flight to Boston."],
+  ["I'm single.", "I'm engaged to Marco now."],
+];
+
+const HELD_OUT_STORED_CHANGES: [string, string][] = [
+  ["User's insurance company is Allianz", "User cancelled Allianz and is insured with AXA now"],
+  ["User's son's teacher is Mr. Dale", "User's son has a new teacher, Ms. Hart"],
+  ["The team's sprint planning is on Monday mornings", "Sprint planning was shifted to Tuesday afternoons"],
+  ["The team deploys with Capistrano", "The team retired Capistrano in favour of Kamal"],
+  ["User's blood pressure medication is amlodipine", "User's doctor switched the blood pressure medication from amlodipine to losartan"],
+  ["User's daily step goal is 8,000", "User raised the daily step goal to 10,000"],
+  ["User's commute takes 45 minutes", "User's commute is down to 20 minutes since the move"],
+  ["User's dog weighs 12 kilos", "User's dog is up to 15 kilos"],
+  ["The team's paging tool is Opsgenie", "The team migrated paging from Opsgenie to PagerDuty"],
+  ["User's nickname in the guild is Frosty", "User goes by Ember in the guild these days"],
+  ["User's flat is in Altona", "User has moved into a flat in Eimsbüttel"],
+  ["User's mortgage rate is 3.9 percent", "User refinanced and the mortgage rate is 3.2 percent now"],
+  ["The product's free trial lasts 14 days", "The free trial was shortened to 7 days"],
+  ["User's default shell is bash", "User made zsh the default shell"],
+  ["User's favourite podcast is Radiolab", "User's new favourite podcast is Hard Fork"],
+];
+
 async function replaces([earlier, later]: [string, string]): Promise<boolean> {
   const rules = inferRelation({ content: later }, { content: earlier });
   if (rules === "supersedes" || rules === "contradicts") return true;
@@ -261,5 +301,18 @@ describe("replacement on held-out near misses", () => {
     // with the tests' model (glove-sif-100d) half of them; with the default model 5 of 6 (docs/retrieval.md › Extraction)
     expect(found.length).toBeGreaterThanOrEqual(3);
     expect(found).toContainEqual(["User browses the web with Chrome.", "User's browser is Firefox now."]);
+  });
+
+  test("held-out changes: the share found does not fall", async () => {
+    let found = 0;
+    for (const [earlier, later] of HELD_OUT_SAID_CHANGES) {
+      const [before, after] = [said(earlier), said(later)];
+      let replaced = false;
+      for (const b of before) for (const a of after) replaced ||= await replaces([b, a]);
+      if (replaced) found++;
+    }
+    for (const pair of HELD_OUT_STORED_CHANGES) if (await replaces(pair)) found++;
+    // 12 of 30 with the tests' model (glove-sif-100d), 11 with use-lite-128d, when this was written
+    expect(found).toBeGreaterThanOrEqual(11);
   });
 });
