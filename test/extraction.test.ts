@@ -167,6 +167,9 @@ describe("first-person rewrite", () => {
     ["we're on version 2", "The team is on version 2"],
     ["our team is six people", "The team is six people"],
     ["For now our stack is Node", "For now the team's stack is Node"],
+    // "their" would be read as the doctor's: only the subject gets it
+    ["my doctor bumped my dose to 15mg", "User's doctor bumped the user's dose to 15mg"],
+    ["I moved my money to Monzo", "User moved their money to Monzo"],
   ];
   for (const [input, expected] of cases) {
     test(`"${input}" → "${expected}"`, () => {

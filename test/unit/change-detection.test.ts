@@ -18,6 +18,8 @@ type Pair = [earlier: string, later: string];
 
 const SAID_CHANGES: Pair[] = [
   ["Our standup is on Mondays.", "Our standup moved from Monday to Wednesday."],
+  ["My review is on Tuesday.", "My boss moved my review to Friday."],
+  ["Our retro is at 4pm.", "Our CTO moved our retro to 5pm."],
   ["We deploy on Heroku.", "We now deploy on Fly.io instead of Heroku."],
   ["Chris runs our team.", "Dana took over the team from Chris."],
   ["I'm vegetarian.", "I've gone vegan."],

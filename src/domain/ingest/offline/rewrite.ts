@@ -132,6 +132,9 @@ export interface RewriteOptions {
 export function rewritePerson(clause: string, role: ChatRole | null, opts: RewriteOptions = {}): string {
   const tokens = tokenize(clause);
   const mentioned = new Set<Entity>(opts.mentioned ?? []);
+  // "their" is read as the subject's: only an entity that is (or was) the subject gets it, so "My doctor
+  // bumped my dose" reads "User's doctor bumped the user's dose", not "… bumped their dose"
+  const subjects = new Set<Entity>(opts.mentioned ?? []);
   const speaker = role ?? "user";
   for (let i = 0; i < tokens.length; i++) {
     const tok = tokens[i];
@@ -139,9 +142,10 @@ export function rewritePerson(clause: string, role: ChatRole | null, opts: Rewri
     if (!tok || !info) continue;
     const entity = entityFor(info.person, speaker);
     if (!entity) continue;
-    const later = mentioned.has(entity);
     const slot = info.slot === "subject" && info.person === "second" && !followedByVerb(tokens, i) ? "object" : info.slot;
+    const later = mentioned.has(entity) && (slot !== "possessive" || subjects.has(entity));
     tok.core = FORMS[entity][slot][later ? 2 : i === 0 ? 0 : 1];
+    if (slot === "subject") subjects.add(entity);
     if (entity === "team" && slot === "possessive" && isTeamNoun(tokens[i + 1])) {
       tok.core = FORMS.team.subject[later ? 2 : i === 0 ? 0 : 1]; // "our team" → "the team", not "the team's team"
       tokens.splice(i + 1, 1);
