@@ -183,6 +183,8 @@ const STORED_GUARDS: Pair[] = [
   ["User's favourite city is Kyoto", "User lives in Porto now"],
   ["The team uses Slack for chat", "The team now uses Zoom for calls"],
   ["User is learning Spanish", "User is learning the guitar now"],
+  ["User is back", "User's back is not happy"],
+  ["User likes the draft", "User does not like the font of the draft"],
   ["User's second language is French", "User's language is German now"],
   ["User's partner works at Bosch", "User left Bosch for Siemens"],
   ["User goes to Bonanza for coffee", "User's favourite coffee is now a flat white"],

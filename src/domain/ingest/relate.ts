@@ -13,7 +13,10 @@ export { attributeOf, subjectOf } from "./facets.ts";
  *  1. contradicts — the two have opposite polarity ("User no longer uses Vim" / "User uses Vim"; a fact
  *     that ends one value and states another, "quit being a lawyer, is a chef now", is no denial) and
  *     the same core content (overlap coefficient ≥ 0.8 of their content words without negations and
- *     correction markers). Requires the same subject unless both cores have ≥ 3 words.
+ *     correction markers), and what the negation denies is what the other states (its core ≥ 0.8 within
+ *     the other's: "User's back is not happy" denies nothing of "User is back") unless it says what holds
+ *     instead ("no longer vegetarian; now pescatarian"). Requires the same subject unless both cores have
+ *     ≥ 3 words.
  *  2. supersedes  — the new fact is affirmative, adds no second value ("too", "also", "another"),
  *     does not only end something ("User sold their Corolla"), and
  *     a. names the existing fact's value as the one it replaces ("from X to Y", "instead of X",
@@ -279,7 +282,11 @@ export function inferRelation(newFact: RelatableFact, existing: RelatableFact): 
   const bigEnough = Math.min(a.core.size, b.core.size) >= 3;
   // a wish or plan beside a value that holds: neither replaces nor denies the other
   const modal = a.intention !== b.intention;
-  if (!modal && a.negated !== b.negated && overlap(a.core, b.core) >= 0.8 && (sameSubject || bigEnough)) return "contradicts";
+  // what the negation denies is what the other states ("User's back is not happy" denies nothing of "User
+  // is back"), unless it says what holds instead ("no longer vegetarian; now pescatarian")
+  const [denial, claim] = a.negated ? [a, b] : [b, a];
+  const denies = containment(denial.core, claim.core) >= 0.8 || denial.changed;
+  if (!modal && a.negated !== b.negated && overlap(a.core, b.core) >= 0.8 && denies && (sameSubject || bigEnough)) return "contradicts";
   const replacing = !a.negated && !a.additive && !a.ending;
   if (replacing && !b.intention && displaces(a, b, sameSubject)) return "supersedes";
   if (modal) return sameSubject ? "related_to" : null;

@@ -70,7 +70,7 @@ function entityFor(person: "first" | "plural" | "second", role: ChatRole | null)
   return "assistant";
 }
 
-/** Expand contractions so the rules see "I am", "do not", "we will". Possessive "'s" is kept. */
+/** Expand contractions so the rules see "I am", "do not", "we will", "my phone is". Possessive "'s" is kept. */
 export function expandContractions(text: string): string {
   return text
     .replace(/[‘’]/g, "'")
@@ -84,7 +84,10 @@ export function expandContractions(text: string): string {
     .replace(/\b(\w+)'ve\b/gi, "$1 have")
     .replace(/\b(\w+)'ll\b/gi, "$1 will")
     .replace(/\b(I|we|you|they|he|she)'d\b/gi, "$1 would")
-    .replace(/\b(it|that|this|there|here|what|who|he|she|where|how|everything|nothing)'s\b/gi, "$1 is");
+    .replace(/\b(it|that|this|there|here|what|who|he|she|where|how|everything|nothing)'s\b/gi, "$1 is")
+    // a noun's "'s" before an article, a preposition or an adverb is "is": "My phone's a Pixel", "Maya's in
+    // Mrs. Aldridge's class", "the kickoff's on Monday now"; before a noun it stays the possessive
+    .replace(/\b(\w+)'s (?=(?:a|an|the|my|our|your|his|her|their|in|at|on|now|still|not|also|really|very|so|too|just|always|never|back|over|with|from|down|up)\b(?!-))/gi, "$1 is ");
 }
 
 /** Third person singular of a verb ("prefer" → "prefers", "try" → "tries", "do" → "does"). */
