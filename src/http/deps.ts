@@ -50,7 +50,7 @@ export function buildDeps(config: Config, engine: MemoryStore, embedder: TextEmb
   const { extractor, summarizer, replacementJudge } = configuredLanguageTools(config);
   const memories = new Memories(store, embedder, clock, config.DEDUP_SIMILARITY, embedder.factSignatures ? (embedder as FactReader) : undefined);
   const relations = new Relations(store, clock);
-  const autoRelate = new AutoRelate(store, relations, clock, replacementJudge ?? new EncoderReplacementJudge(embedder));
+  const autoRelate = new AutoRelate(store, relations, clock, replacementJudge ?? new EncoderReplacementJudge(embedder, log.warn));
   const tokens = new SessionTokens(config.JWT_SECRET);
   return {
     config,

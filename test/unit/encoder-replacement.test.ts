@@ -80,4 +80,16 @@ describe("the encoder's replacement judge", () => {
     // cos 0.5 rad: (4 + 0.88) / 5 = 0.98
     expect(await judge(0.5).replaced("The laptop is on NixOS now", ["The laptop runs Arch Linux"])).toEqual([0]);
   });
+
+  test("an embedding server that fails leaves the rules' relations alone, and is asked again next time", async () => {
+    const working = angled({ "laptop is on NixOS now": 0, "laptop runs Arch Linux": 0.5 });
+    let down = true;
+    const flaky = { ...working, embed: (texts: string[]) => (down ? Promise.reject(new Error("503")) : working.embed(texts)) };
+    const warned: string[] = [];
+    const judge = new EncoderReplacementJudge(flaky, (message) => warned.push(message));
+    expect(await judge.replaced("The laptop is on NixOS now", ["The laptop runs Arch Linux"])).toEqual([]);
+    expect(warned).toHaveLength(1);
+    down = false;
+    expect(await judge.replaced("The laptop is on NixOS now", ["The laptop runs Arch Linux"])).toEqual([0]);
+  });
 });

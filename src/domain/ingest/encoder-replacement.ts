@@ -1,4 +1,4 @@
-import type { ReplacementJudge, TextEmbedder } from "../ports";
+import type { ReplacementJudge, TextEmbedder, WarnLog } from "../ports";
 import { cosine } from "../text";
 import { type Facets, factFacets, isNegated, servesOtherPurpose } from "./facets";
 import { CALENDAR_NAMES, CUMULATIVE_VERBS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } from "./offline/lexicon";
@@ -24,15 +24,27 @@ import { CALENDAR_NAMES, CUMULATIVE_VERBS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } 
 export class EncoderReplacementJudge implements ReplacementJudge {
   private background: Promise<number> | null = null;
 
-  constructor(private readonly embedder: TextEmbedder) {}
+  constructor(
+    private readonly embedder: TextEmbedder,
+    private readonly log?: WarnLog,
+  ) {}
 
   async replaced(fresh: string, existing: string[]): Promise<number[]> {
     const a = factFacets(fresh);
     if (!sayChange(fresh, a)) return [];
     const candidates = existing.map((text, i) => ({ text, i, facets: factFacets(text) })).filter(({ text, facets }) => alternative(a, text, facets));
     if (candidates.length === 0) return [];
-    const background = await (this.background ??= unrelatedCosine(this.embedder));
-    const { vectors } = await this.embedder.embed([withoutSubject(fresh), ...candidates.map((c) => withoutSubject(c.text))]);
+    let background: number, vectors: Float32Array[];
+    try {
+      background = await (this.background ??= unrelatedCosine(this.embedder));
+      ({ vectors } = await this.embedder.embed([withoutSubject(fresh), ...candidates.map((c) => withoutSubject(c.text))]));
+    } catch (error) {
+      // a remote embedding server that fails (the memories are stored already): the rules' relations stand
+      // alone, and the background is read again next time
+      this.background = null;
+      this.log?.("auto_relate: the embedding model's replacement check failed; the offline rules' relations stand alone", { error: error instanceof Error ? error.message : String(error) });
+      return [];
+    }
     let best = { i: -1, similarity: background + SAME_CLAIM * (1 - background) };
     candidates.forEach((c, k) => {
       const similarity = cosine(vectors[0]!, vectors[k + 1]!);
