@@ -773,8 +773,8 @@ export const servesOtherPurpose = (a: Facets, b: Facets): boolean =>
 
 /**
  * The noun of a "for" phrase, what a value is for: "call" of "uses Zoom for calls", "chat" of "uses
- * Slack for the chat", "grandchild" of "knits sweaters for their grandchildren". wink tags such nouns as verbs after "for" ("for/SCONJ calls/VERB"), so the
- * value's nouns miss them.
+ * Slack for the chat", "grandchild" of "knits sweaters for their grandchildren". wink tags such
+ * nouns as verbs after "for" ("for/SCONJ calls/VERB"), so the value's nouns miss them.
  */
 function purposeWords(clauses: Clause[]): Token[] {
   const found: Token[] = [];

@@ -42,7 +42,9 @@ export { attributeOf, subjectOf } from "./facets.ts";
  *        Postgres 14", "The upgrade from Postgres 13 to 14 went through"), see changesVersion;
  *     c. or says "now" (or another change marker) with the same verb and preposition and another
  *        object ("User now commutes by bike" / "User commutes by train"), for verbs whose objects
- *        replace each other (not "has", "speaks", "likes"…).
+ *        replace each other (not "has", "speaks", "likes"…), and both objects names or neither.
+ *     b and c only when neither tells a state as over ("User worked at Google from 2015 to 2019") and
+ *     they are not said to be for different things ("uses Zoom for calls" / "uses Slack for chat").
  *     A restatement of the same value is rule 3 instead.
  *  3. supports    — same subject and attribute with the same value, or same polarity and the
  *     existing fact's content is (≥ 0.8) contained in the new one: a restatement, possibly with extra
