@@ -10,7 +10,30 @@
  * test/replacement-near-misses.test.ts holds the service to them; replacement-pairs.ts measures them.
  */
 
+import { OfflineExtractor } from "../../src/domain/ingest/offline-extractor.ts";
+import { inferRelation, type RelatableFact } from "../../src/domain/ingest/relate.ts";
+import type { ReplacementJudge } from "../../src/domain/ports.ts";
+
 export type Pair = [earlier: string, later: string];
+
+const extractor = new OfflineExtractor();
+/** The facts ingest reads in a user's message. */
+export const saidFacts = (text: string) => extractor.extractSync({ messages: [{ role: "user", content: text }] });
+
+/**
+ * What replaces in `pair`, as auto_relate checks it: the rules (relate.ts), then, where they found
+ * nothing, `judge`; null when nothing does. Said: each fact of the later message against each of
+ * the earlier, as ingest compares them.
+ */
+export async function replacedBy(judge: ReplacementJudge, [earlier, later]: Pair, said: boolean): Promise<"rules" | "judge" | null> {
+  const pairs: [RelatableFact, string][] = said ? saidFacts(earlier).flatMap((b) => saidFacts(later).map((a): [RelatableFact, string] => [a, b.content])) : [[{ content: later }, earlier]];
+  for (const [fresh, old] of pairs) {
+    const rules = inferRelation(fresh, { content: old });
+    if (rules === "supersedes" || rules === "contradicts") return "rules";
+  }
+  for (const [fresh, old] of pairs) if ((await judge.replaced(fresh.content, [old])).length > 0) return "judge";
+  return null;
+}
 
 export const NEAR_MISSES: Pair[] = [
   ["User has a sister Julia.", "User has a brother Luis now."],

@@ -11,43 +11,20 @@
  */
 import { parseArgs } from "node:util";
 import { EncoderReplacementJudge } from "../../src/domain/ingest/encoder-replacement.ts";
-import { OfflineExtractor } from "../../src/domain/ingest/offline-extractor.ts";
-import { inferRelation } from "../../src/domain/ingest/relate.ts";
 import { BENCH_MODEL, printTable, startBenchEmbedder } from "./bench-util.ts";
 import { MODEL_CACHE_DIR } from "./clocked-service.ts";
-import { HELD_OUT_SAID_CHANGES, HELD_OUT_STORED_CHANGES, JUDGED_CHANGES, NEAR_MISSES, SAID_NEAR_MISSES, type Pair } from "./replacement-pairs-set.ts";
+import { HELD_OUT_SAID_CHANGES, HELD_OUT_STORED_CHANGES, JUDGED_CHANGES, NEAR_MISSES, SAID_NEAR_MISSES, replacedBy, type Pair } from "./replacement-pairs-set.ts";
 
 const { values: args } = parseArgs({ options: { show: { type: "boolean", default: false } } });
 const embedder = await startBenchEmbedder(MODEL_CACHE_DIR);
 const judge = new EncoderReplacementJudge(embedder);
-const extractor = new OfflineExtractor();
-const said = (text: string) => extractor.extractSync({ messages: [{ role: "user", content: text }] });
 
-type Verdict = "rules" | "judge" | null;
-
-async function verdict(later: { content: string; subject?: string | null; attribute?: string | null }, earlier: string): Promise<Verdict> {
-  const rules = inferRelation(later, { content: earlier });
-  if (rules === "supersedes" || rules === "contradicts") return "rules";
-  return (await judge.replaced(later.content, [earlier])).length > 0 ? "judge" : null;
-}
-
-async function storedVerdict([earlier, later]: Pair): Promise<Verdict> {
-  return verdict({ content: later }, earlier);
-}
-
-/** As ingest compares: each fact of the later message (with its subject and attribute) against each of the earlier. */
-async function saidVerdict([earlier, later]: Pair): Promise<Verdict> {
-  let found: Verdict = null;
-  for (const b of said(earlier)) for (const a of said(later)) found ??= await verdict(a, b.content);
-  return found;
-}
-
-const sets: { name: string; pairs: Pair[]; read: (p: Pair) => Promise<Verdict>; changes: boolean }[] = [
-  { name: "near misses, stored", pairs: NEAR_MISSES, read: storedVerdict, changes: false },
-  { name: "near misses, said", pairs: SAID_NEAR_MISSES, read: saidVerdict, changes: false },
-  { name: "changes for the judge, stored", pairs: JUDGED_CHANGES, read: storedVerdict, changes: true },
-  { name: "held-out changes, stored", pairs: HELD_OUT_STORED_CHANGES, read: storedVerdict, changes: true },
-  { name: "held-out changes, said", pairs: HELD_OUT_SAID_CHANGES, read: saidVerdict, changes: true },
+const sets: { name: string; pairs: Pair[]; said: boolean; changes: boolean }[] = [
+  { name: "near misses, stored", pairs: NEAR_MISSES, said: false, changes: false },
+  { name: "near misses, said", pairs: SAID_NEAR_MISSES, said: true, changes: false },
+  { name: "changes for the judge, stored", pairs: JUDGED_CHANGES, said: false, changes: true },
+  { name: "held-out changes, stored", pairs: HELD_OUT_STORED_CHANGES, said: false, changes: true },
+  { name: "held-out changes, said", pairs: HELD_OUT_SAID_CHANGES, said: true, changes: true },
 ];
 
 const rows: string[][] = [];
@@ -55,7 +32,7 @@ const listed: string[] = [];
 for (const set of sets) {
   const counts = { rules: 0, judge: 0 };
   for (const pair of set.pairs) {
-    const by = await set.read(pair);
+    const by = await replacedBy(judge, pair, set.said);
     if (by) counts[by]++;
     if (by !== null ? !set.changes : set.changes) listed.push(`${set.name}: ${by ? `replaced by the ${by}` : "missed"}: ${JSON.stringify(pair)}`);
   }

@@ -1,6 +1,6 @@
 import { t, type Static } from "elysia";
 import { Type, type TObject } from "@sinclair/typebox";
-import { DEFAULT_NAMESPACE, LIMITS, Metadata, MemoryType, RelationType, ScopeField, StoreFields, PatchFields, Tags, Timestamp, Uuid, type Memory } from "../domain/memory";
+import { DEFAULT_NAMESPACE, LIMITS, MemoryType, ScopeField, StoreFields, PatchFields, Timestamp, Uuid, type Memory } from "../domain/memory";
 import { IngestSource } from "../domain/ingest/ingest";
 import { SortField, SortOrder } from "../domain/list-query";
 import { SuggestionReason } from "../domain/suggested";

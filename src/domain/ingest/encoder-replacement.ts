@@ -1,7 +1,7 @@
 import type { ReplacementJudge, TextEmbedder, WarnLog } from "../ports";
 import { cosine } from "../text";
-import { type Facets, factFacets, isNegated, servesOtherPurpose } from "./facets";
-import { CALENDAR_NAMES, CUMULATIVE_VERBS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } from "./offline/lexicon";
+import { type Facets, SPEAKERS, factFacets, isNegated, picksOneOfSeveral, servesOtherPurpose } from "./facets";
+import { CALENDAR_NAMES, CUMULATIVE_VERBS, PERSON_NOUNS } from "./offline/lexicon";
 
 /**
  * auto_relate's update step without an LLM, for what the offline rules cannot tell: a new value
@@ -121,13 +121,10 @@ const speakerOf = (f: Facets) => (f.words.has("user") ? "user" : f.words.has("te
  * "mobile carrier") is left to the rules, as the model reads any two of a kind as alike.
  */
 const namesOtherThing = (a: Facets, b: Facets) =>
-  (ownThing(a) && ownThing(b) && a.about !== b.about) || picksOne(a) || picksOne(b);
+  (ownThing(a) && ownThing(b) && a.about !== b.about) || picksOneOfSeveral(a) || picksOneOfSeveral(b);
 
 /** The fact names the thing its value belongs to, not only its owner ("The team's frontend", not "The team"). */
-const ownThing = (f: Facets) => f.about !== null && f.about !== "user" && f.about !== "team";
-
-/** One picked among several of a kind ("User's favourite city is Kyoto") is no attribute's only value. */
-const picksOne = (f: Facets) => (f.attribute ?? "").split(" ").some((w) => SELECTIVE_ADJECTIVES.has(w));
+const ownThing = (f: Facets) => f.about !== null && !SPEAKERS.has(f.about);
 
 /** Two names of known kinds, and not the same kind: "Postgres" (a database) does not replace "Redis for caching" (a cache). */
 const otherCategory = (a: Facets, b: Facets) => a.category !== null && b.category !== null && a.category !== b.category;

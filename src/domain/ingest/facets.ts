@@ -12,6 +12,7 @@ import {
   OCCUPATIONS,
   PERSON_NOUNS,
   PROJECT_SUBJECTS,
+  SELECTIVE_ADJECTIVES,
   STATE_VERBS,
   STOPWORDS,
   TENTATIVE_MODALS,
@@ -205,7 +206,8 @@ function ownerKey(segments: Token[][]): string {
   return segments.map((s, i) => (i === 0 ? entityKey(s) : attributeKey(s) ?? "")).filter(Boolean).join("'s ");
 }
 
-const SPEAKERS = new Set(["user", "team"]);
+/** The two subjects a rewritten fact speaks of: the user and the team. */
+export const SPEAKERS: ReadonlySet<string> = new Set(["user", "team"]);
 const isEntity = (key: string) => key === "user" || key === "team" || key === "project" || key === "assistant";
 const isName = (tokens: Token[]) => tokens.length > 0 && tokens.every((t) => t.pos === "PROPN" || t.shape !== undefined);
 
@@ -766,6 +768,9 @@ export function kindsOfOneThing(a: Facets, b: Facets): boolean {
   const [x, y] = [a.about?.split(" ") ?? [], b.about?.split(" ") ?? []];
   return x.length > 1 && y.length > 1 && x.at(-1) === y.at(-1) && a.about !== b.about;
 }
+
+/** One picked among several of a kind ("User's favourite city", "secondary on-call"): not that attribute's only value. */
+export const picksOneOfSeveral = (f: Facets): boolean => (f.attribute ?? "").split(" ").some((w) => SELECTIVE_ADJECTIVES.has(w));
 
 /** Both say what their value is for, and not the same: "uses Zoom for calls" is no new "uses Slack for chat". */
 export const servesOtherPurpose = (a: Facets, b: Facets): boolean =>

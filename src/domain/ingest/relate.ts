@@ -1,7 +1,7 @@
 import stemWord from "wink-porter2-stemmer";
 import type { MemoryType, RelationType } from "../memory.ts";
-import { type Facets, contentTokens, factFacets, isNegated, kindsOfOneThing, servesOtherPurpose } from "./facets.ts";
-import { CUMULATIVE_VERBS, NEGATIONS, PERSON_NOUNS, SELECTIVE_ADJECTIVES } from "./offline/lexicon.ts";
+import { type Facets, SPEAKERS, contentTokens, factFacets, isNegated, kindsOfOneThing, picksOneOfSeveral, servesOtherPurpose } from "./facets.ts";
+import { CUMULATIVE_VERBS, NEGATIONS, PERSON_NOUNS } from "./offline/lexicon.ts";
 
 export { attributeOf, subjectOf } from "./facets.ts";
 
@@ -124,7 +124,6 @@ const sameValue = (a: Compared, b: Compared) => {
   return (va.size === 0 && vb.size === 0) || overlap(va, vb) >= 0.8;
 };
 
-const SPEAKERS = new Set(["user", "team"]);
 
 /** Rule 2a: the new fact names the existing one's value as replaced. */
 function displaces(a: Compared, b: Compared, sameSubject: boolean): boolean {
@@ -158,8 +157,6 @@ function displaces(a: Compared, b: Compared, sameSubject: boolean): boolean {
   return b.subject.split(" ").every((w) => a.displaced.has(w)) && shareWord;
 }
 
-const picksOne = (f: Compared) => (f.attribute ?? "").split(" ").some((w) => SELECTIVE_ADJECTIVES.has(w));
-
 /** The verb of a prepositional frame: "bank" of "bank with". */
 const frameVerb = (f: Compared) => (f.frame?.includes(" ") ? f.frame.split(" ")[0]! : null);
 
@@ -174,7 +171,7 @@ function sameAttribute(a: Compared, b: Compared): boolean {
   // (not for people: "User's older sister" is another sister; nor for one picked among several: "User's
   // favourite city" is not where the user lives)
   const noun = a.attributeNoun;
-  if (noun !== null && noun === b.attributeNoun && (a.attribute === noun || b.attribute === noun) && !PERSON_NOUNS.has(noun) && !picksOne(a) && !picksOne(b)) return true;
+  if (noun !== null && noun === b.attributeNoun && (a.attribute === noun || b.attribute === noun) && !PERSON_NOUNS.has(noun) && !picksOneOfSeveral(a) && !picksOneOfSeveral(b)) return true;
   if (a.attribute !== null && b.attribute === null) return frameVerb(b) === a.attribute;
   return a.attribute === null && b.attribute !== null && frameVerb(a) === b.attribute;
 }
